@@ -1,0 +1,39 @@
+import { dbReady } from "@/server/db/client";
+import { env } from "@/server/env";
+import { listOutbox } from "@/server/mail/service";
+
+export const dynamic = "force-dynamic";
+
+/** The database mail outbox, shown only while SMTP_URL is unset (a development set-up by definition). */
+export default async function DevMailPage() {
+  if (env().SMTP_URL) {
+    return (
+      <main>
+        <h1>Mail</h1>
+        <p data-testid="smtp-configured">Mail is sent through SMTP; nothing is kept here.</p>
+      </main>
+    );
+  }
+  const mails = await listOutbox(await dbReady(), { limit: 100 });
+  return (
+    <main>
+      <h1>Development mail outbox</h1>
+      <p>SMTP_URL is not set, so mail is kept in the database instead of being sent.</p>
+      {mails.length === 0 ? <p data-testid="mail-empty">No mail yet.</p> : null}
+      <ul data-testid="mail-list">
+        {mails.map((mail) => (
+          <li key={mail.id} data-testid="mail-item" style={{ marginBottom: "1rem" }}>
+            <div>
+              <strong data-testid="mail-subject">{mail.subject}</strong>
+            </div>
+            <div data-testid="mail-to">To: {mail.to}</div>
+            <div>{mail.createdAt.toISOString()}</div>
+            <pre data-testid="mail-text" style={{ whiteSpace: "pre-wrap" }}>
+              {mail.text}
+            </pre>
+          </li>
+        ))}
+      </ul>
+    </main>
+  );
+}

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import autocannon from "autocannon";
+
+export type Figures = {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  /** Responses by status code, e.g. `{"201": 3012}` (absent for figures not measured with autocannon). */
+  statuses?: Record<string, number>;
+};
+
+export type LoadOptions = {
+  url: string;
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  headers?: Record<string, string>;
+  /** A fresh body (and headers) per request, e.g. a new Idempotency-Key each time. */
+  setupRequest?: (request: { headers?: Record<string, string>; body?: string }) => {
+    headers?: Record<string, string>;
+    body?: string;
+    /** Another path on the same host (e.g. spread load over several storefronts). */
+    path?: string;
+  };
+  body?: string;
+  durationSec?: number;
+  connections?: number;
+};
+
+/** autocannon at 32 connections for 10 s unless told otherwise; returns req/s and latency percentiles (ms). */
+export async function load(name: string, options: LoadOptions): Promise<Figures> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 32,
+    duration: options.durationSec ?? Number(process.env.BENCH_DURATION_SEC ?? 10),
+    requests: options.setupRequest
+      ? [
+          {
+            method: options.method ?? "GET",
+            setupRequest: (request: autocannon.Request) => {
+              const headers = (request.headers ?? {}) as Record<string, string>;
+              const extra = options.setupRequest?.({ headers }) ?? {};
+              return {
+                ...request,
+                headers: { ...headers, ...extra.headers },
+                body: extra.body ?? request.body,
+                ...("path" in extra && extra.path ? { path: extra.path } : {}),
+              };
+            },
+          },
+        ]
+      : undefined,
+  });
+  return {
+    name,
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [
+        code,
+        (stats as { count: number }).count,
+      ]),
+    ),
+  };
+}
+
+export function printFigures(
+  rows: Array<Figures & { ratio?: { to: string; value: number; target?: number } }>,
+): void {
+  const lines = rows.map((r) => {
+    const ratio = r.ratio
+      ? ` ${r.ratio.value.toFixed(2)}x of ${r.ratio.to}${r.ratio.target !== undefined ? ` (target >= ${r.ratio.target})` : ""}`
+      : "";
+    return `${r.name.padEnd(44)} ${r.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  errors ${r.errors} non2xx ${r.non2xx}${r.non2xx > 0 ? ` ${JSON.stringify(r.statuses)}` : ""}${ratio}`;
+  });
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** Starts a process in its own group so the whole tree can be killed. */
+export function startProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logName: string,
+): ChildProcess {
+  const child = spawn(command, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  child.stdout?.on("data", (d: Buffer) => lines.push(d.toString()));
+  child.stderr?.on("data", (d: Buffer) => lines.push(d.toString()));
+  child.on("exit", (code) => {
+    if (code && code !== 0 && code !== 143)
+      process.stderr.write(`${logName} exited ${code}\n${lines.join("").slice(-2000)}\n`);
+  });
+  return child;
+}
+
+export function stopProcess(child: ChildProcess): void {
+  if (child.pid && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}

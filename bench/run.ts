@@ -1,0 +1,157 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import postgres from "postgres";
+import type { BenchEnv, BenchRow } from "./env";
+import { load, printFigures, startProcess, stopProcess, waitForHttp } from "./lib";
+
+/**
+ * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
+ * run, then every scenario. Prints req/s, p50, p99 and the ratios to the baselines; writes bench/results/.
+ * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,webhooks picks scenarios.
+ */
+const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PORT = Number(process.env.BENCH_PORT ?? 3210);
+const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,webhooks").split(",");
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function main(): Promise<void> {
+  const database = `marea_bench_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  const databaseUrl = withDatabase(ADMIN_URL, database);
+  const serverEnv = {
+    ...process.env,
+    NODE_ENV: "production" as const,
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "error",
+    UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
+    DATA_DIR: path.resolve(".data/bench"),
+    PORT: String(PORT),
+  };
+  const processes = [];
+  try {
+    if (process.env.BENCH_SKIP_BUILD !== "1") {
+      process.stdout.write("building (next build)...\n");
+      const build = spawnSync("npx", ["next", "build"], { env: serverEnv, stdio: "ignore" });
+      if (build.status !== 0) throw new Error("next build failed");
+    }
+    const next = startProcess(
+      "npx",
+      ["next", "start", "-H", "127.0.0.1", "-p", String(PORT)],
+      serverEnv,
+      "next start",
+    );
+    processes.push(next);
+    const baseUrl = `http://127.0.0.1:${PORT}`;
+    await waitForHttp(`${baseUrl}/healthz`);
+
+    // A developer key with raised limits, made the way an operator would (`dev-key create --rpm`).
+    process.env.DATABASE_URL = databaseUrl;
+    const { dbReady, closeDb } = await import("@/server/db/client");
+    const { createDeveloperKey } = await import("@/server/accounts/service");
+    const developer = await createDeveloperKey(
+      await dbReady(),
+      {
+        email: `bench-${randomBytes(3).toString("hex")}@example.com`,
+        dailyLimit: 100_000_000,
+        rpm: 100_000_000,
+      },
+      new Date(),
+    );
+    await closeDb();
+
+    // Warm up the routes (first requests compile and cache).
+    for (let i = 0; i < 50; i++) {
+      await fetch(`${baseUrl}/bench/floor`).then((r) => r.arrayBuffer());
+      await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${developer.key}` } }).then((r) =>
+        r.arrayBuffer(),
+      );
+    }
+    const floor = await load("(b) Next route handler, constant", { url: `${baseUrl}/bench/floor` });
+    const env: BenchEnv = { baseUrl, databaseUrl, developerKey: developer.key, floor };
+    const rows: BenchRow[] = [floor];
+
+    if (only.includes("pipeline")) {
+      const me = await load("(a) GET /v1/me, whole pipeline", {
+        url: `${baseUrl}/v1/me`,
+        headers: { authorization: `Bearer ${developer.key}` },
+      });
+      const { startTsxProcess } = await import("@/server/testing/processes");
+      const bare = await startTsxProcess(
+        "bench/bare-server.ts",
+        ["0"],
+        { DATABASE_URL: databaseUrl },
+        /ready (\d+)/,
+      );
+      const bareFigures = await load("(c) bare node:http + postgres.js", {
+        url: `http://127.0.0.1:${bare.match[1]}/`,
+        headers: { authorization: `Bearer ${developer.key}` },
+      });
+      await bare.stop();
+      // The same pipeline served by plain node:http (server/http/serve-v1.ts), for operators who need more.
+      const plain = await startTsxProcess(
+        "server/http/serve-v1.ts",
+        ["0"],
+        { DATABASE_URL: databaseUrl, LOG_LEVEL: "error", NODE_ENV: "production" },
+        /ready (\d+)/,
+      );
+      const plainFigures = await load("(a') GET /v1/me, same pipeline on node:http", {
+        url: `http://127.0.0.1:${plain.match[1]}/v1/me`,
+        headers: { authorization: `Bearer ${developer.key}` },
+      });
+      await plain.stop();
+      rows.push(
+        { ...me, ratio: { to: "(b)", value: me.reqPerSec / floor.reqPerSec, target: 0.6 } },
+        { ...me, name: "(a) vs (c)", ratio: { to: "(c)", value: me.reqPerSec / bareFigures.reqPerSec } },
+        bareFigures,
+        { ...plainFigures, ratio: { to: "(b)", value: plainFigures.reqPerSec / floor.reqPerSec } },
+      );
+      process.stdout.write(`(a) p99 ${me.p99} ms (target < 60 ms)\n`);
+    }
+    if (only.includes("catalog")) rows.push(...(await runScenario("./catalog", "runCatalogBench", env)));
+    if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
+
+    process.stdout.write("\n");
+    printFigures(rows);
+    mkdirSync("bench/results", { recursive: true });
+    writeFileSync(
+      "bench/results/latest.json",
+      JSON.stringify({ at: new Date().toISOString(), rows }, null, 2),
+    );
+  } finally {
+    for (const child of processes) stopProcess(child);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await admin.unsafe(`drop database if exists ${database} with (force)`);
+    await admin.end();
+  }
+}
+
+async function runScenario(modulePath: string, exportName: string, env: BenchEnv): Promise<BenchRow[]> {
+  try {
+    const mod = (await import(modulePath)) as Record<string, (env: BenchEnv) => Promise<BenchRow[]>>;
+    const run = mod[exportName];
+    if (!run) return [];
+    return await run(env);
+  } catch (error) {
+    process.stderr.write(
+      `scenario ${modulePath} failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    return [];
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

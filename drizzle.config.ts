@@ -1,0 +1,15 @@
+import { defineConfig } from "drizzle-kit";
+
+export default defineConfig({
+  dialect: "postgresql",
+  schema: [
+    "./server/accounts/tables.ts",
+    "./server/http/tables.ts",
+    "./server/mail/tables.ts",
+    "./server/orders/tables.ts",
+    "./server/products/tables.ts",
+    "./server/storefronts/tables.ts",
+    "./server/webhooks/tables.ts",
+  ],
+  out: "./drizzle",
+});

@@ -1,0 +1,226 @@
+import { and, eq, lt, ne, or, sql } from "drizzle-orm";
+import { requireActor, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { emitEvent } from "@/server/webhooks/events";
+import { wakeDeliveries } from "@/server/webhooks/wake";
+import { revokeKeyRow } from "./keys";
+import type { UserDto } from "./schema";
+import { type AccountRow, findActiveAccountByEmail, sendVerificationCode, toUserDto } from "./service";
+import { accounts } from "./tables";
+import { currentTerms, TOS_GRACE_DAYS } from "./terms";
+
+/** The reasons of `user.cancelled` (spec, Events). */
+export type CancelReason =
+  | "user_clicked_cancel"
+  | "squatting_defense"
+  | "30d_unverified"
+  | "90d_no_tos"
+  | "key_revoked";
+
+const DAY_MS = 86_400_000;
+export const UNVERIFIED_RETENTION_DAYS = 30;
+
+/**
+ * Cancels one account in the caller's transaction: status `cancelled` (its keys stop working at once with
+ * `account_cancelled`; its email is free again), and one `user.cancelled` with the reason, to the bootstrapping
+ * developer's endpoints. Returns false when the account was already cancelled (nothing fires twice).
+ */
+export async function cancelAccountInTransaction(
+  db: Db,
+  accountId: string,
+  reason: CancelReason,
+  now: Date,
+): Promise<boolean> {
+  const [cancelled] = await db
+    .update(accounts)
+    .set({
+      status: "cancelled",
+      cancelledAt: now,
+      cancelReason: reason,
+      updatedAt: now,
+      verificationCodeHash: null,
+    })
+    .where(and(eq(accounts.id, accountId), ne(accounts.status, "cancelled")))
+    .returning();
+  if (!cancelled) return false;
+  if (cancelled.developerKeyId) {
+    await emitEvent(
+      db,
+      {
+        type: "user.cancelled",
+        data: {
+          userId: cancelled.id,
+          developerKeyId: cancelled.developerKeyId,
+          cancelledAt: now.toISOString(),
+          reason,
+        },
+        accountId: cancelled.id,
+      },
+      now,
+    );
+  }
+  return true;
+}
+
+async function cancelMany(db: Db, accountIds: string[], reason: CancelReason, now: Date): Promise<number> {
+  let count = 0;
+  for (const id of accountIds) {
+    const done = await db.transaction(async (tx) =>
+      cancelAccountInTransaction(tx as unknown as Db, id, reason, now),
+    );
+    if (done) count++;
+  }
+  if (count > 0) wakeDeliveries();
+  return count;
+}
+
+/**
+ * `user_clicked_cancel`: the account's owner cancels it (dashboard button, or `DELETE /v1/me` with a user key).
+ * A developer key cannot cancel its own developer account over the API.
+ */
+export async function cancelOwnAccount(ctx: ServiceContext): Promise<{ id: string; deleted: true }> {
+  const actor = requireActor(ctx);
+  if (actor.kind !== "user") {
+    throw new AppError("insufficient_scope", {
+      detail: "Only a user key can cancel its account; developer accounts are closed from the dashboard.",
+      requiredScopes: ["catalog:write"],
+      heldScopes: actor.scopes,
+    });
+  }
+  await ctx.db.transaction(async (tx) =>
+    cancelAccountInTransaction(tx as unknown as Db, actor.accountId, "user_clicked_cancel", ctx.now()),
+  );
+  ctx.afterCommit(wakeDeliveries);
+  return { id: actor.accountId, deleted: true };
+}
+
+/**
+ * Dashboard sign-up (`squatting_defense`): when a person signs up with an email that an UNVERIFIED bootstrap
+ * account holds, that account is cancelled so the real owner of the address gets it; the new account is
+ * unverified until its owner enters the code mailed to them. An email held by a verified or dashboard account
+ * stays taken (409 `email_taken`).
+ */
+export async function signUpWithEmail(
+  db: Db,
+  input: { email: string; name?: string | null; language?: "es" | "en" | "pt" },
+  now: Date,
+): Promise<UserDto> {
+  const email = input.email.toLowerCase();
+  const created = await db.transaction(async (tx) => {
+    const txDb = tx as unknown as Db;
+    const holder = await findActiveAccountByEmail(txDb, email);
+    if (holder) {
+      if (holder.status !== "unverified" || holder.source !== "bootstrap")
+        throw new AppError("email_taken", { param: "email" });
+      await cancelAccountInTransaction(txDb, holder.id, "squatting_defense", now);
+    }
+    const [account] = await txDb
+      .insert(accounts)
+      .values({
+        id: newId("usr"),
+        email,
+        name: input.name ?? null,
+        language: input.language ?? "es",
+        status: "unverified",
+        plan: "FREE_NEW",
+        source: "dashboard",
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!account) throw new Error("account insert returned no row");
+    await sendVerificationCode(txDb, account, now);
+    return account;
+  });
+  wakeDeliveries();
+  return toUserDto(created);
+}
+
+/** Job `cleanup-unverified` (`30d_unverified`): bootstrap accounts never verified within 30 days of creation. */
+export async function cancelStaleUnverifiedAccounts(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - UNVERIFIED_RETENTION_DAYS * DAY_MS);
+  const stale = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.status, "unverified"), lt(accounts.createdAt, cutoff)));
+  return cancelMany(
+    db,
+    stale.map((r) => r.id),
+    "30d_unverified",
+    now,
+  );
+}
+
+/**
+ * Job `cleanup-no-tos` (`90d_no_tos`): verified accounts that have not accepted the current terms 90 days after
+ * they were published.
+ */
+export async function cancelAccountsWithoutCurrentTerms(db: Db, now: Date): Promise<number> {
+  const terms = currentTerms();
+  if (now.getTime() < terms.publishedAt.getTime() + TOS_GRACE_DAYS * DAY_MS) return 0;
+  const overdue = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(
+      and(
+        eq(accounts.status, "verified"),
+        or(sql`${accounts.tosAcceptedVersion} is null`, ne(accounts.tosAcceptedVersion, terms.version)),
+      ),
+    );
+  return cancelMany(
+    db,
+    overdue.map((r) => r.id),
+    "90d_no_tos",
+    now,
+  );
+}
+
+/** Accepting the current terms lifts `tos_not_accepted` at once. */
+export async function acceptCurrentTerms(
+  ctx: ServiceContext,
+  version: string,
+): Promise<{ tosAcceptedVersion: string }> {
+  const actor = requireActor(ctx);
+  const terms = currentTerms();
+  if (version !== terms.version) {
+    throw new AppError("invalid_request", {
+      param: "version",
+      detail: `The current terms version is ${terms.version}.`,
+    });
+  }
+  await ctx.db
+    .update(accounts)
+    .set({ tosAcceptedVersion: terms.version, updatedAt: ctx.now() })
+    .where(eq(accounts.id, actor.accountId));
+  return { tosAcceptedVersion: terms.version };
+}
+
+/**
+ * Revoking a developer key (CLI or dashboard): the key stops at once, its still-unverified accounts are
+ * cancelled with `key_revoked`, and order events of all its accounts stop (the event routing checks the key).
+ */
+export async function revokeDeveloperKeyAndCascade(
+  db: Db,
+  keyId: string,
+  now: Date,
+): Promise<{ keyId: string; cancelledAccounts: number }> {
+  const revoked = await db.transaction(async (tx) => {
+    const txDb = tx as unknown as Db;
+    const row = await revokeKeyRow(txDb, keyId, "developer", now);
+    if (!row) return null;
+    const unverified: Pick<AccountRow, "id">[] = await txDb
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(and(eq(accounts.developerKeyId, keyId), eq(accounts.status, "unverified")));
+    let cancelledAccounts = 0;
+    for (const account of unverified) {
+      if (await cancelAccountInTransaction(txDb, account.id, "key_revoked", now)) cancelledAccounts++;
+    }
+    return { keyId: row.id, cancelledAccounts };
+  });
+  if (!revoked) throw new AppError("invalid_api_key", { param: "id" });
+  wakeDeliveries();
+  return revoked;
+}

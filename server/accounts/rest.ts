@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { defineRoute } from "@/server/http/route";
+import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
+import {
+  AcceptTermsInput,
+  BootstrapUserInput,
+  BootstrapUserResponse,
+  IssueUserKeyInput,
+  IssueUserKeyResponse,
+  MeDto,
+  UserIdParams,
+  VerifyEmailInput,
+} from "./schema";
+import { SCOPES } from "./scopes";
+import { bootstrapUser, getMe, issueUserKey } from "./service";
+import { resendVerification, verifyEmail } from "./verification";
+
+export const accountRoutes = [
+  defineRoute({
+    operationId: "bootstrapUser",
+    method: "POST",
+    path: "/v1/users",
+    summary:
+      "Bootstrap an account with a developer key; returns its first user key and emails a verification code.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.developerBootstrap],
+    body: BootstrapUserInput,
+    responses: { 201: { description: "Account created", schema: BootstrapUserResponse } },
+    errors: [400, 401, 403, 409, 413, 429, 500, 503],
+    handler: async (ctx, { body }) => ({ status: 201, body: await bootstrapUser(ctx, body) }),
+  }),
+  defineRoute({
+    operationId: "issueUserKey",
+    method: "POST",
+    path: "/v1/users/{userId}/keys",
+    summary: "Issue another user key for an account this developer bootstrapped.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.developerIssueUserKey],
+    params: UserIdParams,
+    body: IssueUserKeyInput,
+    responses: { 201: { description: "Key issued", schema: IssueUserKeyResponse } },
+    errors: [400, 401, 403, 404, 413, 429, 500, 503],
+    handler: async (ctx, { params, body }) => ({
+      status: 201,
+      body: await issueUserKey(ctx, params.userId, body),
+    }),
+  }),
+  defineRoute({
+    operationId: "getMe",
+    method: "GET",
+    path: "/v1/me",
+    summary: "The calling key's identity, account, plan limits and rate-limit budget.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [],
+    query: z.strictObject({}),
+    responses: { 200: { description: "Identity", schema: MeDto } },
+    errors: [401, 403, 429, 500, 503],
+    handler: async (ctx) => ({ status: 200, body: await getMe(ctx) }),
+  }),
+  defineRoute({
+    operationId: "verifyEmail",
+    method: "POST",
+    path: "/v1/me/verify",
+    summary:
+      "Verify the account's email with the mailed code; adds storefront:publish to its keys and fires user.verified.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.meVerify],
+    // A wrong code must stay counted although the answer is a 4xx: the operation commits its own writes.
+    idempotentInTransaction: false,
+    body: VerifyEmailInput,
+    responses: { 200: { description: "Verified; the identity as GET /v1/me", schema: MeDto } },
+    errors: [400, 401, 403, 413, 429, 500, 503],
+    handler: async (ctx, { body }) => ({ status: 200, body: await verifyEmail(ctx, body.code) }),
+  }),
+  defineRoute({
+    operationId: "resendVerification",
+    method: "POST",
+    path: "/v1/me/resend-verification",
+    summary: "Mail a new verification code (the previous one stops working); at most one a minute.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.meResendVerification],
+    body: z.strictObject({}),
+    responses: {
+      202: {
+        description: "Accepted",
+        schema: z.object({ status: z.enum(["sent", "already_verified", "throttled"]) }),
+      },
+    },
+    errors: [400, 401, 403, 429, 500, 503],
+    handler: async (ctx) => ({ status: 202, body: await resendVerification(ctx) }),
+  }),
+  defineRoute({
+    operationId: "cancelAccount",
+    method: "DELETE",
+    path: "/v1/me",
+    summary:
+      "Cancel the calling user key's account (user.cancelled, reason user_clicked_cancel). Its keys stop working.",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    requiresCurrentTerms: false,
+    responses: {
+      200: { description: "Cancelled", schema: z.object({ id: z.string(), deleted: z.literal(true) }) },
+    },
+    errors: [401, 403, 429, 500, 503],
+    handler: async (ctx) => ({ status: 200, body: await cancelOwnAccount(ctx) }),
+  }),
+  defineRoute({
+    operationId: "acceptTerms",
+    method: "POST",
+    path: "/v1/me/accept-terms",
+    summary: "Accept the current terms of service (lifts tos_not_accepted).",
+    tags: ["accounts"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    requiresCurrentTerms: false,
+    body: AcceptTermsInput,
+    responses: { 200: { description: "Accepted", schema: z.object({ tosAcceptedVersion: z.string() }) } },
+    errors: [400, 401, 403, 429, 500, 503],
+    handler: async (ctx, { body }) => ({ status: 200, body: await acceptCurrentTerms(ctx, body.version) }),
+  }),
+];

@@ -1,0 +1,261 @@
+import { randomInt } from "node:crypto";
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { requireActor, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { getDb } from "@/server/db/client";
+import { inTransaction, pgErrorCode } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { readRemaining } from "@/server/http/rate-limit";
+import { sha256Hex } from "@/server/lib/crypto";
+import { newId } from "@/server/lib/ids";
+import { deliverPendingMail, queueMail } from "@/server/mail/service";
+import { issueKey, toKeyDto } from "./keys";
+import { PLAN_LIMITS, upgradeUrl } from "./plans";
+import type { BootstrapUserInput, IssueUserKeyInput, MeDto, Plan, UserDto } from "./schema";
+import { DEVELOPER_KEY_SCOPES, userScopesFor } from "./scopes";
+import { accounts, apiKeys } from "./tables";
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+/** Verification codes are valid for 24 hours. */
+export const VERIFICATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+
+export function toUserDto(row: AccountRow): UserDto {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    language: row.language as UserDto["language"],
+    status: row.status,
+    plan: row.plan,
+    developerKeyId: row.developerKeyId,
+    createdAt: row.createdAt.toISOString(),
+    verifiedAt: row.verifiedAt ? row.verifiedAt.toISOString() : null,
+  };
+}
+
+/** A fresh 6-digit code, stored hashed (salted with the account id), and the mail that carries it. */
+export async function sendVerificationCode(db: Db, account: AccountRow, now: Date): Promise<void> {
+  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  await db
+    .update(accounts)
+    .set({
+      verificationCodeHash: sha256Hex(`${account.id}:${code}`),
+      verificationExpiresAt: new Date(now.getTime() + VERIFICATION_CODE_TTL_MS),
+      verificationAttempts: 0,
+      updatedAt: now,
+    })
+    .where(eq(accounts.id, account.id));
+  const text = verificationMailText(account.language, code);
+  await queueMail(
+    db,
+    { to: account.email, subject: text.subject, text: text.body, kind: "verification_code" },
+    now,
+  );
+}
+
+function verificationMailText(language: string, code: string): { subject: string; body: string } {
+  if (language === "en")
+    return {
+      subject: `Your Marea verification code: ${code}`,
+      body: `Your verification code is ${code}. It expires in 24 hours.`,
+    };
+  if (language === "pt")
+    return {
+      subject: `Seu código de verificação Marea: ${code}`,
+      body: `Seu código de verificação é ${code}. Ele expira em 24 horas.`,
+    };
+  return {
+    subject: `Tu código de verificación de Marea: ${code}`,
+    body: `Tu código de verificación es ${code}. Caduca en 24 horas.`,
+  };
+}
+
+/** Sends queued mail after the transaction that queued it committed. */
+export function flushMailAfterCommit(ctx: ServiceContext): void {
+  ctx.afterCommit(() => deliverPendingMail(getDb()));
+}
+
+/**
+ * Operation 1, POST /v1/users: a developer key bootstraps an unverified account, gets its first user key and
+ * the account is sent a verification code, all in one transaction. Same email already active: 409 `email_taken`.
+ */
+export async function bootstrapUser(
+  ctx: ServiceContext,
+  input: BootstrapUserInput,
+): Promise<{ user: UserDto; userKey: string }> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const email = input.email.toLowerCase();
+  try {
+    const result = await inTransaction(ctx.db, async (db) => {
+      const [account] = await db
+        .insert(accounts)
+        .values({
+          id: newId("usr"),
+          email,
+          name: input.name ?? null,
+          language: input.language,
+          status: "unverified",
+          plan: "FREE_NEW",
+          developerKeyId: actor.keyId,
+          source: "bootstrap",
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      if (!account) throw new Error("account insert returned no row");
+      const { rawKey } = await issueKey(db, {
+        accountId: account.id,
+        kind: "user",
+        name: "bootstrap",
+        scopes: userScopesFor("unverified"),
+        source: "bootstrap",
+        now,
+      });
+      await sendVerificationCode(db, account, now);
+      return { user: toUserDto(account), userKey: rawKey };
+    });
+    flushMailAfterCommit(ctx);
+    return result;
+  } catch (error) {
+    if (pgErrorCode(error) === "23505") throw new AppError("email_taken", { param: "email" });
+    throw error;
+  }
+}
+
+/** The account if one of the actor's developer account's keys bootstrapped it; else 404 `user_not_found`. */
+async function findBootstrappedAccount(ctx: ServiceContext, userId: string): Promise<AccountRow> {
+  const actor = requireActor(ctx);
+  const [row] = await ctx.db
+    .select({ account: accounts })
+    .from(accounts)
+    .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+    .where(and(eq(accounts.id, userId), eq(apiKeys.accountId, actor.accountId)))
+    .limit(1);
+  if (!row) throw new AppError("user_not_found", { param: "userId" });
+  return row.account;
+}
+
+/**
+ * Operation 2, POST /v1/users/{userId}/keys: another user key for an account this developer bootstrapped.
+ * Scopes follow the account's state (storefront:publish only once verified).
+ */
+export async function issueUserKey(
+  ctx: ServiceContext,
+  userId: string,
+  input: IssueUserKeyInput,
+): Promise<{ key: ReturnType<typeof toKeyDto>; userKey: string }> {
+  const account = await findBootstrappedAccount(ctx, userId);
+  if (account.status === "cancelled") throw new AppError("account_cancelled");
+  const { row, rawKey } = await issueKey(ctx.db, {
+    accountId: account.id,
+    kind: "user",
+    name: input.name ?? null,
+    scopes: userScopesFor(account.status),
+    source: "api",
+    now: ctx.now(),
+  });
+  return { key: toKeyDto(row), userKey: rawKey };
+}
+
+/**
+ * Operation 3, GET /v1/me: who the key is, its account and limits, and the rate-limit budget left. The actor was
+ * read with the key in the pipeline's one statement, and the budget is the one just counted (no second read).
+ */
+export async function getMe(ctx: ServiceContext): Promise<MeDto> {
+  const actor = requireActor(ctx);
+  const remaining = ctx.usage ?? (await readRemaining(ctx.db, actor, ctx.now()));
+  const limits = PLAN_LIMITS[actor.plan];
+  const canPublish = limits.publishable && actor.accountStatus === "verified";
+  return {
+    type: actor.kind,
+    keyId: actor.keyId,
+    keyName: actor.keyName,
+    scopes: actor.scopes,
+    account: {
+      id: actor.accountId,
+      email: actor.accountEmail,
+      status: actor.accountStatus,
+      plan: actor.plan,
+      limits,
+    },
+    rateLimit: {
+      rpm: actor.rpm,
+      rpd: actor.rpd,
+      remainingMinute: remaining.remainingMinute,
+      remainingDay: remaining.remainingDay,
+    },
+    _links: canPublish ? {} : { upgradeUrl: upgradeUrl() },
+  };
+}
+
+/** The active (not cancelled) account with this email, if any. */
+export async function findActiveAccountByEmail(db: Db, email: string): Promise<AccountRow | null> {
+  const [row] = await db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.email, email.toLowerCase()), ne(accounts.status, "cancelled")))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * CLI `dev-key create`: a developer key for the account with this email, creating the account (verified: the
+ * operator vouches for it) when none is active. `dailyLimit` is the key's budget per UTC day.
+ */
+export async function createDeveloperKey(
+  db: Db,
+  input: { email: string; name?: string | null; dailyLimit?: number; rpm?: number },
+  now: Date,
+): Promise<{ keyId: string; key: string; accountId: string }> {
+  return db.transaction(async (tx) => {
+    const txDb = tx as unknown as Db;
+    let account = await findActiveAccountByEmail(txDb, input.email);
+    if (!account) {
+      const [created] = await txDb
+        .insert(accounts)
+        .values({
+          id: newId("usr"),
+          email: input.email.toLowerCase(),
+          name: input.name ?? null,
+          status: "verified",
+          plan: "FREE_NEW",
+          source: "cli",
+          createdAt: now,
+          updatedAt: now,
+          verifiedAt: now,
+        })
+        .returning();
+      if (!created) throw new Error("account insert returned no row");
+      account = created;
+    }
+    const { row, rawKey } = await issueKey(txDb, {
+      accountId: account.id,
+      kind: "developer",
+      name: input.name ?? null,
+      scopes: DEVELOPER_KEY_SCOPES,
+      dailyLimit: input.dailyLimit,
+      rpm: input.rpm,
+      source: "cli",
+      now,
+    });
+    return { keyId: row.id, key: rawKey, accountId: account.id };
+  });
+}
+
+/** CLI `plan set`: changes the plan of the active account with this email (there is no payment integration). */
+export async function setPlan(
+  db: Db,
+  email: string,
+  plan: Plan,
+  now: Date,
+): Promise<{ accountId: string; plan: Plan }> {
+  const [row] = await db
+    .update(accounts)
+    .set({ plan, updatedAt: now })
+    .where(and(eq(accounts.email, email.toLowerCase()), inArray(accounts.status, ["unverified", "verified"])))
+    .returning({ id: accounts.id, plan: accounts.plan });
+  if (!row) throw new AppError("user_not_found", { param: "email" });
+  return { accountId: row.id, plan: row.plan };
+}

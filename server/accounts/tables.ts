@@ -1,0 +1,64 @@
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+};
+
+/** A person with an email: merchant, developer partner, or both (decisions.md, Accounts). */
+export const accounts = pgTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    /** Stored lowercased; unique among accounts that are not cancelled. */
+    email: text("email").notNull(),
+    name: text("name"),
+    language: text("language").notNull().default("es"),
+    status: text("status", { enum: ["unverified", "verified", "cancelled"] }).notNull(),
+    plan: text("plan", { enum: ["FREE_NEW", "FREE_OLD", "PRO"] })
+      .notNull()
+      .default("FREE_NEW"),
+    /** The developer key that bootstrapped this account, if any. */
+    developerKeyId: text("developer_key_id"),
+    source: text("source", { enum: ["bootstrap", "dashboard", "cli"] }).notNull(),
+    tosAcceptedVersion: text("tos_accepted_version"),
+    verificationCodeHash: text("verification_code_hash"),
+    verificationExpiresAt: timestamp("verification_expires_at", { withTimezone: true, mode: "date" }),
+    verificationAttempts: integer("verification_attempts").notNull().default(0),
+    /** Products across the account's live storefronts; changed only by atomic conditional updates. */
+    productCount: integer("product_count").notNull().default(0),
+    ...timestamps,
+    verifiedAt: timestamp("verified_at", { withTimezone: true, mode: "date" }),
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true, mode: "date" }),
+    cancelReason: text("cancel_reason"),
+  },
+  (t) => [
+    uniqueIndex("accounts_email_active_uq").on(t.email).where(sql`status <> 'cancelled'`),
+    index("accounts_developer_key_idx").on(t.developerKeyId),
+    index("accounts_status_created_idx").on(t.status, t.createdAt),
+  ],
+);
+
+/** API keys: only the SHA-256 of the raw key is stored, plus a short display prefix. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    kind: text("kind", { enum: ["developer", "user"] }).notNull(),
+    name: text("name"),
+    prefix: text("prefix").notNull(),
+    hash: text("hash").notNull(),
+    scopes: text("scopes").array().notNull(),
+    /** Requests per UTC day; null means the kind's default (10,000 for user keys). */
+    dailyLimit: integer("daily_limit"),
+    rpm: integer("rpm").notNull().default(60),
+    source: text("source", { enum: ["cli", "dashboard", "bootstrap", "api", "oauth"] }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_account_idx").on(t.accountId)],
+);

@@ -1,0 +1,145 @@
+import { and, eq, sql } from "drizzle-orm";
+import { requireActor, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { safeEqual, sha256Hex } from "@/server/lib/crypto";
+import { emitEvent } from "@/server/webhooks/events";
+import { wakeDeliveries } from "@/server/webhooks/wake";
+import type { MeDto } from "./schema";
+import { SCOPES } from "./scopes";
+import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
+import { accounts, apiKeys } from "./tables";
+import { currentTerms } from "./terms";
+
+/** Wrong codes allowed per code; after that the code is void and a new one must be requested. */
+export const MAX_VERIFICATION_ATTEMPTS = 5;
+/** A new code can be mailed once a minute. */
+export const RESEND_INTERVAL_MS = 60_000;
+
+/**
+ * Operation 20, POST /v1/me/verify: checks the emailed code. Right code: the account is verified, accepts the
+ * current terms, every user key of the account gains `storefront:publish`, and `user.verified` fires to the
+ * bootstrapping developer's endpoints, all in one transaction. Wrong, expired or used-up code: 400
+ * `invalid_verification_code`.
+ *
+ * The attempt is counted first, in its own statement, so it survives the failure of the request: a stream of
+ * wrong guesses can never reset the counter (the route opts out of the pipeline's idempotency transaction).
+ */
+export async function verifyEmail(ctx: ServiceContext, code: string): Promise<MeDto> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const [counted] = await ctx.db
+    .update(accounts)
+    .set({ verificationAttempts: sql`${accounts.verificationAttempts} + 1` })
+    .where(and(eq(accounts.id, actor.accountId), eq(accounts.status, "unverified")))
+    .returning({
+      attempts: accounts.verificationAttempts,
+      codeHash: accounts.verificationCodeHash,
+      expiresAt: accounts.verificationExpiresAt,
+    });
+  if (!counted)
+    throw new AppError("invalid_verification_code", {
+      param: "code",
+      detail: "The account is already verified.",
+    });
+  const isValid =
+    counted.attempts <= MAX_VERIFICATION_ATTEMPTS &&
+    counted.codeHash !== null &&
+    counted.expiresAt !== null &&
+    counted.expiresAt.getTime() > now.getTime() &&
+    safeEqual(sha256Hex(`${actor.accountId}:${code}`), counted.codeHash);
+  if (!isValid) {
+    const detail =
+      counted.attempts > MAX_VERIFICATION_ATTEMPTS
+        ? "Too many wrong attempts: request a new code with POST /v1/me/resend-verification."
+        : undefined;
+    throw new AppError("invalid_verification_code", {
+      param: "code",
+      detail,
+      nextActions: [{ label: "Request a new code", method: "POST", url: "/v1/me/resend-verification" }],
+    });
+  }
+
+  await inTransaction(ctx.db, async (db) => {
+    const [verified] = await db
+      .update(accounts)
+      .set({
+        status: "verified",
+        verifiedAt: now,
+        updatedAt: now,
+        verificationCodeHash: null,
+        verificationExpiresAt: null,
+        tosAcceptedVersion: currentTerms().version,
+      })
+      .where(and(eq(accounts.id, actor.accountId), eq(accounts.status, "unverified")))
+      .returning();
+    if (!verified) throw new AppError("invalid_verification_code", { param: "code" });
+    await grantPublishScope(db, verified.id);
+    if (verified.developerKeyId) {
+      await emitEvent(
+        db,
+        {
+          type: "user.verified",
+          data: {
+            userId: verified.id,
+            developerKeyId: verified.developerKeyId,
+            verifiedAt: now.toISOString(),
+          },
+          accountId: verified.id,
+        },
+        now,
+      );
+    }
+  });
+  ctx.afterCommit(wakeDeliveries);
+  return getMe({
+    ...ctx,
+    usage: ctx.usage,
+    actor: {
+      ...actor,
+      accountStatus: "verified",
+      tosAcceptedVersion: currentTerms().version,
+      scopes: withPublish(actor.scopes),
+    },
+  });
+}
+
+function withPublish(scopes: string[]): string[] {
+  return scopes.includes(SCOPES.storefrontPublish) ? scopes : [...scopes, SCOPES.storefrontPublish];
+}
+
+/** Every live user key of the account gains `storefront:publish` (decisions.md, Accounts). */
+async function grantPublishScope(db: Db, accountId: string): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ scopes: sql`array_append(${apiKeys.scopes}, ${SCOPES.storefrontPublish})` })
+    .where(
+      and(
+        eq(apiKeys.accountId, accountId),
+        eq(apiKeys.kind, "user"),
+        sql`not (${SCOPES.storefrontPublish} = any(${apiKeys.scopes}))`,
+      ),
+    );
+}
+
+/**
+ * Operation 21, POST /v1/me/resend-verification: a new code (the old one stops working) mailed to the account,
+ * at most once a minute. Always 202; `status` says whether a mail went out.
+ */
+export async function resendVerification(
+  ctx: ServiceContext,
+): Promise<{ status: "sent" | "already_verified" | "throttled" }> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const [account] = await ctx.db.select().from(accounts).where(eq(accounts.id, actor.accountId)).limit(1);
+  if (account?.status !== "unverified") return { status: "already_verified" };
+  // At most one mail a minute, so the endpoint cannot be used to flood an inbox.
+  const issuedAt = account.verificationExpiresAt
+    ? account.verificationExpiresAt.getTime() - VERIFICATION_CODE_TTL_MS
+    : Number.NEGATIVE_INFINITY;
+  if (now.getTime() - issuedAt < RESEND_INTERVAL_MS) return { status: "throttled" };
+  await sendVerificationCode(ctx.db, account, now);
+  flushMailAfterCommit(ctx);
+  return { status: "sent" };
+}

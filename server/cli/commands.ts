@@ -1,0 +1,78 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
+import { Plan } from "@/server/accounts/schema";
+import { createDeveloperKey, setPlan } from "@/server/accounts/service";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { parseInput } from "@/server/http/validation";
+import { JOB_NAMES, runJob } from "@/server/jobs/registry";
+
+export const CLI_USAGE = `usage: npm run cli -- <command>
+  dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60]
+  dev-key revoke --id key_...
+  plan set --email E --plan FREE_NEW|FREE_OLD|PRO
+  jobs run <${JOB_NAMES.join("|")}>
+  db migrate`;
+
+const DevKeyCreate = z.strictObject({
+  email: z.email(),
+  name: z.string().min(1).max(100).optional(),
+  "daily-limit": z.coerce.number().int().min(1).max(10_000_000).optional(),
+  rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
+});
+const DevKeyRevoke = z.strictObject({ id: z.string().regex(/^key_/) });
+const PlanSet = z.strictObject({ email: z.email(), plan: Plan });
+
+const OPTION_NAMES = ["email", "name", "daily-limit", "rpm", "id", "plan"] as const;
+
+function options(args: string[]): Record<string, string> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: false,
+    allowPositionals: true,
+    options: Object.fromEntries(OPTION_NAMES.map((name) => [name, { type: "string" as const }])),
+  });
+  if (positionals.length > 0)
+    throw new AppError("invalid_request", { detail: `Unexpected argument: ${positionals[0]}` });
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+}
+
+/**
+ * Runs one CLI command against a database and returns the JSON object it prints (decisions.md, Command line).
+ * The same function answers the admin endpoint, so a CLI beside a running PGlite server behaves identically.
+ */
+export async function runCommand(db: Db, argv: string[], now: Date = new Date()): Promise<unknown> {
+  const [group, action, ...rest] = argv;
+  const key = `${group ?? ""} ${action ?? ""}`;
+  switch (key) {
+    case "dev-key create": {
+      const input = parseInput(DevKeyCreate, options(rest), "en");
+      const created = await createDeveloperKey(
+        db,
+        { email: input.email, name: input.name, dailyLimit: input["daily-limit"], rpm: input.rpm },
+        now,
+      );
+      return { keyId: created.keyId, key: created.key };
+    }
+    case "dev-key revoke": {
+      const input = parseInput(DevKeyRevoke, options(rest), "en");
+      const revoked = await revokeDeveloperKeyAndCascade(db, input.id, now);
+      return { keyId: revoked.keyId, revoked: true, cancelledAccounts: revoked.cancelledAccounts };
+    }
+    case "plan set": {
+      const input = parseInput(PlanSet, options(rest), "en");
+      return setPlan(db, input.email, input.plan, now);
+    }
+    case "jobs run": {
+      const [name, ...extra] = rest;
+      if (!name || extra.length > 0) throw new AppError("invalid_request", { detail: CLI_USAGE });
+      return runJob(db, name, now);
+    }
+    case "db migrate":
+      // The database was migrated when it was opened (dbReady); report what is applied.
+      return { migrated: true };
+    default:
+      throw new AppError("invalid_request", { detail: CLI_USAGE });
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable the service reads, validated once (decisions.md, Configuration).
+ * Read through `env()` so tests that change `process.env` before the first call are honoured.
+ */
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default("development"),
+  PORT: z.coerce.number().int().positive().default(3000),
+  APP_URL: z.url().default("http://localhost:3000"),
+  DOCS_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  SMTP_URL: z.string().min(1).optional(),
+  MAIL_FROM: z.string().min(1).default("Marea <no-reply@localhost>"),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_BASE_URL: z.string().optional(),
+  INNGEST_DEV: z.string().optional(),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default("0s,30s,5m"),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Webhook attempts in flight at once per worker process (docs/webhooks.md). */
+  WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Safety-net poll of the delivery worker; commits wake it at once through LISTEN/NOTIFY. */
+  WEBHOOK_WORKER_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: z.enum(["0", "1", ""]).optional(),
+  SECRETS_KEY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  WORKER: z.enum(["on", "off"]).default("on"),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { DOCS_URL: string };
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = EnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid environment: ${fields}`);
+  }
+  const appUrl = parsed.data.APP_URL.replace(/\/$/, "");
+  cached = {
+    ...parsed.data,
+    APP_URL: appUrl,
+    DOCS_URL: (parsed.data.DOCS_URL ?? `${appUrl}/docs`).replace(/\/$/, ""),
+  };
+  return cached;
+}
+
+/** Tests that change process.env call this so the next `env()` re-reads it. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}
+
+export function isInngestConfigured(): boolean {
+  const e = env();
+  return Boolean(e.INNGEST_EVENT_KEY || e.INNGEST_SIGNING_KEY || e.INNGEST_DEV || e.INNGEST_BASE_URL);
+}

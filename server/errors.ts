@@ -1,0 +1,276 @@
+/**
+ * The ONE catalogue of error codes (spec, Errors; decisions.md, Errors). Every adapter renders errors
+ * through this table: status, type, whether a retry can succeed, and the message in es, en and pt.
+ */
+export type ErrorType =
+  | "rate_limited"
+  | "invalid_request"
+  | "auth"
+  | "not_found"
+  | "plan_limit"
+  | "internal"
+  | "conflict"
+  | "idempotency_conflict"
+  | "service_unavailable"
+  | "tos_not_accepted";
+
+export type Language = "es" | "en" | "pt";
+
+type Messages = Record<Language, string>;
+
+type CatalogueEntry = { status: number; type: ErrorType; recoverable: boolean; messages: Messages };
+
+function entry(status: number, type: ErrorType, recoverable: boolean, messages: Messages): CatalogueEntry {
+  return { status, type, recoverable, messages };
+}
+
+export const ERROR_CATALOGUE = {
+  invalid_request: entry(400, "invalid_request", false, {
+    en: "The request is invalid.",
+    es: "La solicitud no es válida.",
+    pt: "A solicitação é inválida.",
+  }),
+  invalid_json: entry(400, "invalid_request", false, {
+    en: "The request body is not valid JSON.",
+    es: "El cuerpo de la solicitud no es JSON válido.",
+    pt: "O corpo da solicitação não é um JSON válido.",
+  }),
+  invalid_verification_code: entry(400, "invalid_request", false, {
+    en: "The verification code is wrong or has expired.",
+    es: "El código de verificación es incorrecto o ha caducado.",
+    pt: "O código de verificação está errado ou expirou.",
+  }),
+  invalid_webhook_url: entry(400, "invalid_request", false, {
+    en: "The webhook URL is not allowed.",
+    es: "La URL del webhook no está permitida.",
+    pt: "A URL do webhook não é permitida.",
+  }),
+  invalid_order_transition: entry(400, "invalid_request", false, {
+    en: "The order cannot move to that status.",
+    es: "El pedido no puede pasar a ese estado.",
+    pt: "O pedido não pode passar para esse status.",
+  }),
+  insufficient_stock: entry(400, "invalid_request", false, {
+    en: "There is not enough stock for this product.",
+    es: "No hay existencias suficientes de este producto.",
+    pt: "Não há estoque suficiente deste produto.",
+  }),
+  missing_authorization: entry(401, "auth", false, {
+    en: "No API key was provided. Send it as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'.",
+    es: "No se envió ninguna clave de API. Envíala como 'Authorization: Bearer <clave>' o 'X-API-Key: <clave>'.",
+    pt: "Nenhuma chave de API foi enviada. Envie-a como 'Authorization: Bearer <chave>' ou 'X-API-Key: <chave>'.",
+  }),
+  invalid_api_key: entry(401, "auth", false, {
+    en: "The API key is not valid.",
+    es: "La clave de API no es válida.",
+    pt: "A chave de API não é válida.",
+  }),
+  api_key_revoked: entry(401, "auth", false, {
+    en: "The API key has been revoked.",
+    es: "La clave de API ha sido revocada.",
+    pt: "A chave de API foi revogada.",
+  }),
+  insufficient_scope: entry(403, "auth", false, {
+    en: "The API key does not hold a scope this operation requires.",
+    es: "La clave de API no tiene un permiso que esta operación requiere.",
+    pt: "A chave de API não possui um escopo exigido por esta operação.",
+  }),
+  email_not_verified: entry(403, "auth", false, {
+    en: "The account's email address has not been verified yet.",
+    es: "El correo electrónico de la cuenta aún no ha sido verificado.",
+    pt: "O e-mail da conta ainda não foi verificado.",
+  }),
+  account_cancelled: entry(403, "auth", false, {
+    en: "The account has been cancelled.",
+    es: "La cuenta ha sido cancelada.",
+    pt: "A conta foi cancelada.",
+  }),
+  tos_not_accepted: entry(403, "tos_not_accepted", false, {
+    en: "The current terms of service have not been accepted.",
+    es: "No se han aceptado los términos de servicio vigentes.",
+    pt: "Os termos de serviço atuais não foram aceitos.",
+  }),
+  storefront_not_found: entry(404, "not_found", false, {
+    en: "No storefront was found with that id.",
+    es: "No se encontró ninguna tienda con ese id.",
+    pt: "Nenhuma loja foi encontrada com esse id.",
+  }),
+  product_not_found: entry(404, "not_found", false, {
+    en: "No product was found with that id.",
+    es: "No se encontró ningún producto con ese id.",
+    pt: "Nenhum produto foi encontrado com esse id.",
+  }),
+  user_not_found: entry(404, "not_found", false, {
+    en: "No user was found with that id.",
+    es: "No se encontró ningún usuario con ese id.",
+    pt: "Nenhum usuário foi encontrado com esse id.",
+  }),
+  order_not_found: entry(404, "not_found", false, {
+    en: "No order was found with that id.",
+    es: "No se encontró ningún pedido con ese id.",
+    pt: "Nenhum pedido foi encontrado com esse id.",
+  }),
+  webhook_endpoint_not_found: entry(404, "not_found", false, {
+    en: "No webhook endpoint was found with that id.",
+    es: "No se encontró ningún endpoint de webhook con ese id.",
+    pt: "Nenhum endpoint de webhook foi encontrado com esse id.",
+  }),
+  route_not_found: entry(404, "not_found", false, {
+    en: "No operation exists at this path.",
+    es: "No existe ninguna operación en esta ruta.",
+    pt: "Não existe nenhuma operação neste caminho.",
+  }),
+  method_not_allowed: entry(405, "invalid_request", false, {
+    en: "This path does not accept that HTTP method.",
+    es: "Esta ruta no acepta ese método HTTP.",
+    pt: "Este caminho não aceita esse método HTTP.",
+  }),
+  storefront_deleted: entry(410, "not_found", false, {
+    en: "The storefront has been deleted.",
+    es: "La tienda ha sido eliminada.",
+    pt: "A loja foi excluída.",
+  }),
+  email_taken: entry(409, "conflict", false, {
+    en: "An active account already uses this email address.",
+    es: "Una cuenta activa ya usa este correo electrónico.",
+    pt: "Uma conta ativa já usa este e-mail.",
+  }),
+  slug_taken: entry(409, "conflict", false, {
+    en: "Another storefront already uses this slug.",
+    es: "Otra tienda ya usa este slug.",
+    pt: "Outra loja já usa este slug.",
+  }),
+  storefront_conflict: entry(409, "conflict", true, {
+    en: "The storefront changed since you read it (If-Match is stale). Read it again and retry.",
+    es: "La tienda cambió desde que la leíste (If-Match desactualizado). Vuelve a leerla y reintenta.",
+    pt: "A loja mudou desde que você a leu (If-Match desatualizado). Leia-a novamente e tente de novo.",
+  }),
+  order_already_paid: entry(409, "conflict", false, {
+    en: "The order has already been paid.",
+    es: "El pedido ya fue pagado.",
+    pt: "O pedido já foi pago.",
+  }),
+  webhook_endpoint_limit_reached: entry(409, "conflict", false, {
+    en: "The account already has the maximum of 16 webhook endpoints.",
+    es: "La cuenta ya tiene el máximo de 16 endpoints de webhook.",
+    pt: "A conta já tem o máximo de 16 endpoints de webhook.",
+  }),
+  webhook_endpoint_paused: entry(409, "conflict", false, {
+    en: "The webhook endpoint is paused. Enable it to receive events, test events included.",
+    es: "El endpoint de webhook está en pausa. Actívalo para recibir eventos, también los de prueba.",
+    pt: "O endpoint de webhook está pausado. Ative-o para receber eventos, inclusive os de teste.",
+  }),
+  idempotency_key_reused: entry(409, "idempotency_conflict", false, {
+    en: "This Idempotency-Key was already used with a different request.",
+    es: "Esta Idempotency-Key ya se usó con una solicitud diferente.",
+    pt: "Esta Idempotency-Key já foi usada com uma solicitação diferente.",
+  }),
+  idempotency_request_in_progress: entry(409, "idempotency_conflict", true, {
+    en: "A request with this Idempotency-Key is still in progress. Retry shortly.",
+    es: "Una solicitud con esta Idempotency-Key aún está en curso. Reintenta en breve.",
+    pt: "Uma solicitação com esta Idempotency-Key ainda está em andamento. Tente novamente em breve.",
+  }),
+  plan_max_products_reached: entry(402, "plan_limit", false, {
+    en: "The plan's product limit has been reached.",
+    es: "Se alcanzó el límite de productos del plan.",
+    pt: "O limite de produtos do plano foi atingido.",
+  }),
+  plan_max_storefronts_reached: entry(402, "plan_limit", false, {
+    en: "The plan's storefront limit has been reached.",
+    es: "Se alcanzó el límite de tiendas del plan.",
+    pt: "O limite de lojas do plano foi atingido.",
+  }),
+  plan_cannot_publish: entry(402, "plan_limit", false, {
+    en: "The account's plan cannot publish storefronts.",
+    es: "El plan de la cuenta no permite publicar tiendas.",
+    pt: "O plano da conta não permite publicar lojas.",
+  }),
+  products_over_limit: entry(402, "plan_limit", false, {
+    en: "This product was not created: it is over the plan's product limit.",
+    es: "Este producto no se creó: supera el límite de productos del plan.",
+    pt: "Este produto não foi criado: ultrapassa o limite de produtos do plano.",
+  }),
+  payload_too_large: entry(413, "invalid_request", false, {
+    en: "The request body is larger than 1 MiB.",
+    es: "El cuerpo de la solicitud supera 1 MiB.",
+    pt: "O corpo da solicitação é maior que 1 MiB.",
+  }),
+  rate_limit_exceeded: entry(429, "rate_limited", true, {
+    en: "Too many requests for this API key.",
+    es: "Demasiadas solicitudes para esta clave de API.",
+    pt: "Solicitações demais para esta chave de API.",
+  }),
+  internal_error: entry(500, "internal", true, {
+    en: "Something went wrong on our side. The request id identifies it.",
+    es: "Algo salió mal de nuestro lado. El id de solicitud lo identifica.",
+    pt: "Algo deu errado do nosso lado. O id da solicitação o identifica.",
+  }),
+  service_unavailable: entry(503, "service_unavailable", true, {
+    en: "The service is temporarily unavailable. Retry shortly.",
+    es: "El servicio no está disponible temporalmente. Reintenta en breve.",
+    pt: "O serviço está temporariamente indisponível. Tente novamente em breve.",
+  }),
+} satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export type NextAction = { label: string; method: string | null; url: string | null };
+export type Upgrade = { currentPlan: string; requiredPlan: string; upgradeUrl: string; previewUrl?: string };
+
+export type AppErrorOptions = {
+  param?: string | null;
+  /** Replaces the catalogue message (already localized by the caller) when the detail matters. */
+  message?: Partial<Record<Language, string>>;
+  /** Appended to the catalogue message in every language: the specific detail (e.g. a field's problem). */
+  detail?: string;
+  retryAfterMs?: number | null;
+  nextActions?: NextAction[];
+  upgrade?: Upgrade | null;
+  requiredScopes?: string[];
+  heldScopes?: string[];
+  headers?: Record<string, string>;
+};
+
+/** The only error services throw. Adapters render it through the catalogue. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly options: AppErrorOptions;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    super(`${code}${options.detail ? `: ${options.detail}` : ""}`);
+    this.name = "AppError";
+    this.code = code;
+    this.options = options;
+  }
+
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** Picks es, en or pt from an Accept-Language header (q-values honoured); default en. */
+export function pickLanguage(acceptLanguage: string | null | undefined): Language {
+  if (!acceptLanguage) return "en";
+  const ranked = acceptLanguage
+    .split(",")
+    .map((part, index) => {
+      const [tag = "", ...params] = part.trim().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      return { lang: tag.trim().toLowerCase().slice(0, 2), q: q ? Number(q.slice(2)) : 1, index };
+    })
+    .filter((r) => r.q > 0 && !Number.isNaN(r.q))
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const r of ranked) {
+    if (r.lang === "es" || r.lang === "en" || r.lang === "pt") return r.lang;
+  }
+  return "en";
+}
+
+export function messageFor(error: AppError, language: Language): string {
+  const base = error.options.message?.[language] ?? ERROR_CATALOGUE[error.code].messages[language];
+  return error.options.detail ? `${base} ${error.options.detail}` : base;
+}

@@ -1,0 +1,127 @@
+import { count, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { accounts } from "@/server/accounts/tables";
+import { createDeveloper, uniqueEmail } from "@/server/accounts/testing";
+import { dbReady } from "@/server/db/client";
+import { call } from "@/server/testing/api";
+import { ErrorEnvelope } from "./envelope";
+
+async function accountsWithEmail(email: string): Promise<number> {
+  const db = await dbReady();
+  const [row] = await db.select({ n: count() }).from(accounts).where(eq(accounts.email, email));
+  return row?.n ?? 0;
+}
+
+// decisions.md, Idempotency; spec, Authentication (Idempotency-Key).
+describe("idempotency", () => {
+  it("a retried 201 is replayed: same status, body and request id, Idempotent-Replayed, written once", async () => {
+    const dev = await createDeveloper();
+    const email = uniqueEmail();
+    const headers = { "idempotency-key": "create-user-1" };
+    const first = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+    const second = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.headers.get("x-request-id")).toBe(first.headers.get("x-request-id"));
+    expect(await accountsWithEmail(email)).toBe(1);
+  });
+
+  it("a retried failed write returns the original error, not a 200", async () => {
+    const dev = await createDeveloper();
+    const email = uniqueEmail();
+    expect((await call("POST", "/v1/users", { key: dev.key, body: { email } })).status).toBe(201);
+    const headers = { "idempotency-key": "dup-email" };
+    const first = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+    expect(first.status).toBe(409);
+    expect(ErrorEnvelope.parse(first.body).error.code).toBe("email_taken");
+    const replay = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+    expect(replay.status).toBe(409);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("the same key with a different body: 409 idempotency_conflict / idempotency_key_reused", async () => {
+    const dev = await createDeveloper();
+    const headers = { "idempotency-key": "reuse-me" };
+    expect(
+      (await call("POST", "/v1/users", { key: dev.key, body: { email: uniqueEmail() }, headers })).status,
+    ).toBe(201);
+    const res = await call("POST", "/v1/users", { key: dev.key, body: { email: uniqueEmail() }, headers });
+    expect(res.status).toBe(409);
+    expect(ErrorEnvelope.parse(res.body).error).toMatchObject({
+      type: "idempotency_conflict",
+      code: "idempotency_key_reused",
+      recoverable: false,
+    });
+  });
+
+  it("keys are scoped per API key: another key may use the same Idempotency-Key", async () => {
+    const a = await createDeveloper();
+    const b = await createDeveloper();
+    const headers = { "idempotency-key": "shared-name" };
+    expect(
+      (await call("POST", "/v1/users", { key: a.key, body: { email: uniqueEmail() }, headers })).status,
+    ).toBe(201);
+    expect(
+      (await call("POST", "/v1/users", { key: b.key, body: { email: uniqueEmail() }, headers })).status,
+    ).toBe(201);
+  });
+
+  it("50 concurrent requests with the same key write exactly once; the others replay or see in-progress 409", async () => {
+    const dev = await createDeveloper();
+    const email = uniqueEmail();
+    const headers = { "idempotency-key": "burst" };
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => call("POST", "/v1/users", { key: dev.key, body: { email }, headers })),
+    );
+    expect(await accountsWithEmail(email)).toBe(1);
+    const created = results.filter((r) => r.status === 201);
+    const inProgress = results.filter((r) => r.status === 409);
+    expect(created.length + inProgress.length).toBe(50);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    const userKeys = new Set(created.map((r) => (r.body as { userKey: string }).userKey));
+    expect(userKeys.size).toBe(1);
+    for (const r of inProgress) {
+      expect(ErrorEnvelope.parse(r.body).error).toMatchObject({
+        type: "idempotency_conflict",
+        code: "idempotency_request_in_progress",
+        recoverable: true,
+      });
+    }
+  });
+
+  it("an Idempotency-Key over 255 characters is rejected with param Idempotency-Key", async () => {
+    const dev = await createDeveloper();
+    const res = await call("POST", "/v1/users", {
+      key: dev.key,
+      body: { email: uniqueEmail() },
+      headers: { "idempotency-key": "k".repeat(256) },
+    });
+    expect(res.status).toBe(400);
+    expect(ErrorEnvelope.parse(res.body).error).toMatchObject({
+      code: "invalid_request",
+      param: "Idempotency-Key",
+    });
+  });
+});
+
+describe("idempotency store at rest", () => {
+  it("keeps stored responses encrypted: a raw user key never sits in the database in clear", async () => {
+    const dev = await createDeveloper();
+    const res = await call<{ userKey: string }>("POST", "/v1/users", {
+      key: dev.key,
+      body: { email: uniqueEmail() },
+      headers: { "idempotency-key": "secret-at-rest" },
+    });
+    expect(res.status).toBe(201);
+    const db = await dbReady();
+    const { idempotencyKeys } = await import("./tables");
+    const [row] = await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.keyId, dev.keyId));
+    expect(row?.responseBody).toMatch(/^v1:/);
+    expect(row?.responseBody).not.toContain(res.body.userKey);
+    // The replay (decrypted) is byte-identical: see "a retried 201 is replayed".
+  });
+});

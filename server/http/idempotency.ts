@@ -1,0 +1,122 @@
+import { and, eq, lt, sql } from "drizzle-orm";
+import { type Db, queryRows } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { sha256Hex } from "@/server/lib/crypto";
+import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
+import { idempotencyKeys } from "./tables";
+
+/** decisions.md, Idempotency: kept 24 hours; keys up to 255 characters. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+/** An in-progress claim whose process died is taken over after this long. */
+const CLAIM_LEASE_MS = 60_000;
+
+export type StoredResponse = { status: number; body: string; headers: Record<string, string> };
+
+export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; response: StoredResponse };
+
+export function fingerprintOf(method: string, pathAndQuery: string, rawBody: string): string {
+  return sha256Hex(`${method}\n${pathAndQuery}\n${sha256Hex(rawBody)}`);
+}
+
+export function validateIdempotencyKey(value: string): void {
+  if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    throw new AppError("invalid_request", {
+      param: "Idempotency-Key",
+      detail: `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
+    });
+  }
+}
+
+/**
+ * Claims (key, Idempotency-Key) with one atomic insert. A row older than 24 h, or an in-progress claim whose
+ * lease expired, is taken over. Otherwise: same fingerprint and done -> replay; different fingerprint -> 409
+ * `idempotency_key_reused`; still running -> 409 `idempotency_request_in_progress`.
+ */
+export async function claimIdempotencyKey(
+  db: Db,
+  keyId: string,
+  idempotencyKey: string,
+  fingerprint: string,
+  now: Date,
+): Promise<IdempotencyClaim> {
+  const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+  const lockedUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const claimed = await queryRows<{ key_id: string }>(
+    db,
+    sql`insert into idempotency_keys (key_id, idempotency_key, fingerprint, state, locked_until, created_at)
+        values (${keyId}, ${idempotencyKey}, ${fingerprint}, 'in_progress', ${lockedUntil.toISOString()}, ${now.toISOString()})
+        on conflict (key_id, idempotency_key) do update set
+          fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
+          created_at = excluded.created_at, response_status = null, response_body = null, response_headers = null
+        where idempotency_keys.created_at < ${expiredBefore.toISOString()}
+           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until < ${now.toISOString()})
+        returning key_id`,
+  );
+  if (claimed.length > 0) return { kind: "claimed" };
+
+  const [existing] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idempotencyKey, idempotencyKey)));
+  if (!existing) return claimIdempotencyKey(db, keyId, idempotencyKey, fingerprint, now);
+  if (existing.fingerprint !== fingerprint)
+    throw new AppError("idempotency_key_reused", { param: "Idempotency-Key" });
+  if (existing.state === "in_progress") {
+    throw new AppError("idempotency_request_in_progress", {
+      param: "Idempotency-Key",
+      retryAfterMs: 1000,
+      nextActions: [
+        { label: "Retry the same request with the same Idempotency-Key shortly", method: null, url: null },
+      ],
+    });
+  }
+  return {
+    kind: "replay",
+    response: {
+      status: existing.responseStatus ?? 200,
+      body: existing.responseBody ? decryptSecret(existing.responseBody) : "",
+      headers: existing.responseHeaders ?? {},
+    },
+  };
+}
+
+/** Stores the final response; called inside the write's transaction for successes (same commit as the write). */
+export async function completeIdempotencyKey(
+  db: Db,
+  keyId: string,
+  idempotencyKey: string,
+  response: StoredResponse,
+): Promise<void> {
+  await db
+    .update(idempotencyKeys)
+    .set({
+      state: "done",
+      responseStatus: response.status,
+      // Encrypted: a stored response can hold a raw key or signing secret (bootstrap, create, rotate).
+      responseBody: encryptSecret(response.body),
+      responseHeaders: response.headers,
+    })
+    .where(and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idempotencyKey, idempotencyKey)));
+}
+
+/** Releases a claim whose request failed with a 5xx: nothing was written, so a retry must run again. */
+export async function releaseIdempotencyKey(db: Db, keyId: string, idempotencyKey: string): Promise<void> {
+  await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.keyId, keyId),
+        eq(idempotencyKeys.idempotencyKey, idempotencyKey),
+        eq(idempotencyKeys.state, "in_progress"),
+      ),
+    );
+}
+
+export async function purgeIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_TTL_MS)))
+    .returning({ keyId: idempotencyKeys.keyId });
+  return deleted.length;
+}

@@ -1,0 +1,258 @@
+import { assertTermsAcceptedForWrite } from "@/server/accounts/terms";
+import type { Actor, ServiceContext } from "@/server/context";
+import { type Db, dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { AppError, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { log } from "@/server/lib/log";
+import { errorResponse, jsonResponse } from "./envelope";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  fingerprintOf,
+  releaseIdempotencyKey,
+  type StoredResponse,
+  validateIdempotencyKey,
+} from "./idempotency";
+import { authenticateAndCount } from "./rate-limit";
+import type { AnyRoute, Reply } from "./route";
+import { parseInput } from "./validation";
+
+/** Spec, Limits / decisions.md: bodies over 1 MiB get 413 before they are parsed. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+type RequestState = {
+  requestId: string;
+  language: Language;
+  /** Headers every answer carries once known (rate-limit headers after counting). */
+  headers: Record<string, string>;
+};
+
+export function newRequestState(request: Request): RequestState {
+  return {
+    requestId: newId("req"),
+    language: pickLanguage(request.headers.get("accept-language")),
+    headers: {},
+  };
+}
+
+/**
+ * The ONE /v1 pipeline, in this order: authentication -> rate limiting -> body size -> JSON parse -> zod
+ * validation -> scope check (and, for writes, the account's terms of service) -> idempotency -> the service call -> the envelope. Errors at any step become the
+ * spec's envelope; an unexpected exception is a 500 logged with the request id, a lost database a 503.
+ */
+export async function runPipeline(
+  route: AnyRoute,
+  request: Request,
+  pathParams: Record<string, string>,
+  state: RequestState,
+): Promise<Response> {
+  const afterCommit: Array<() => unknown> = [];
+  try {
+    const db = await dbReady();
+    const now = new Date();
+
+    let actor: Actor | null = null;
+    let usage: ServiceContext["usage"];
+    if (route.auth === "key") {
+      const rawKey = readApiKey(request.headers);
+      if (!rawKey) throw new AppError("missing_authorization");
+      const counted = await authenticateAndCount(db, rawKey, now);
+      actor = counted.actor;
+      state.headers = counted.limits.headers;
+      if (counted.limits.remainingDay !== undefined) {
+        usage = { remainingMinute: counted.limits.remaining, remainingDay: counted.limits.remainingDay };
+      }
+    }
+
+    const rawBody = route.body ? await readBody(request) : "";
+    const body = route.body ? parseJson(rawBody) : undefined;
+    const query = Object.fromEntries(new URL(request.url).searchParams);
+    const input = {
+      params: route.params ? parseInput(route.params, pathParams, state.language) : pathParams,
+      query: route.query ? parseInput(route.query, query, state.language) : query,
+      body: route.body ? parseInput(route.body, body, state.language) : undefined,
+      headers: request.headers,
+    };
+
+    if (actor) {
+      assertScopes(route, actor);
+      if (route.method !== "GET" && route.requiresCurrentTerms !== false) assertTermsAcceptedForWrite(actor);
+    }
+
+    const ctx: ServiceContext = {
+      db,
+      actor,
+      requestId: state.requestId,
+      language: state.language,
+      usage,
+      now: () => new Date(),
+      afterCommit: (task) => {
+        afterCommit.push(task);
+      },
+    };
+
+    const idempotencyKey = request.headers.get("idempotency-key");
+    const response =
+      actor && idempotencyKey !== null && isIdempotentRoute(route)
+        ? await runIdempotent(route, ctx, actor, input, request, rawBody, idempotencyKey, state)
+        : replyToResponse(await route.handler(ctx, input), state);
+    runAfterCommit(afterCommit, state.requestId);
+    return response;
+  } catch (error) {
+    return renderFailure(error, state);
+  }
+}
+
+export function renderFailure(error: unknown, state: RequestState): Response {
+  if (isAppError(error)) return errorResponse(error, state.requestId, state.language, state.headers);
+  if (isDatabaseUnavailable(error)) {
+    log("error", "database unavailable", { requestId: state.requestId, error });
+    return errorResponse(
+      new AppError("service_unavailable", { retryAfterMs: 5000 }),
+      state.requestId,
+      state.language,
+      { ...state.headers, "retry-after": "5" },
+    );
+  }
+  log("error", "unhandled error", { requestId: state.requestId, error });
+  return errorResponse(new AppError("internal_error"), state.requestId, state.language, state.headers);
+}
+
+function readApiKey(headers: Headers): string | null {
+  const authorization = headers.get("authorization");
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match?.[1]) return match[1];
+  }
+  const apiKey = headers.get("x-api-key")?.trim();
+  return apiKey ? apiKey : null;
+}
+
+async function readBody(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large");
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new AppError("payload_too_large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(raw: string): unknown {
+  if (raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new AppError("invalid_json");
+  }
+}
+
+function assertScopes(route: AnyRoute, actor: Actor): void {
+  if (route.scopes.length === 0) return;
+  if (route.scopes.some((scope) => actor.scopes.includes(scope))) return;
+  throw new AppError("insufficient_scope", { requiredScopes: route.scopes, heldScopes: actor.scopes });
+}
+
+function isIdempotentRoute(route: AnyRoute): boolean {
+  return route.idempotent ?? route.method !== "GET";
+}
+
+function replyToResponse(reply: Reply, state: RequestState): Response {
+  return jsonResponse(reply.status, reply.body, {
+    ...reply.headers,
+    ...state.headers,
+    "x-request-id": state.requestId,
+  });
+}
+
+/**
+ * decisions.md, Idempotency: the stored success commits in the same transaction as the write; a 4xx is stored
+ * after the write rolled back; a 5xx releases the claim so a retry runs again.
+ */
+async function runIdempotent(
+  route: AnyRoute,
+  ctx: ServiceContext,
+  actor: Actor,
+  input: Parameters<AnyRoute["handler"]>[1],
+  request: Request,
+  rawBody: string,
+  idempotencyKey: string,
+  state: RequestState,
+): Promise<Response> {
+  validateIdempotencyKey(idempotencyKey);
+  const url = new URL(request.url);
+  const fingerprint = fingerprintOf(request.method, `${url.pathname}${url.search}`, rawBody);
+  const claim = await claimIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, fingerprint, new Date());
+  if (claim.kind === "replay") return storedToResponse(claim.response, state);
+
+  try {
+    if (route.idempotentInTransaction === false) {
+      const response = toStored(await route.handler(ctx, input), state);
+      await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);
+      return storedToResponse(response, state, false);
+    }
+    const stored = await ctx.db.transaction(async (tx) => {
+      const reply = await route.handler({ ...ctx, db: tx as unknown as Db }, input);
+      const response = toStored(reply, state);
+      await completeIdempotencyKey(tx as unknown as Db, actor.keyId, idempotencyKey, response);
+      return response;
+    });
+    return storedToResponse(stored, state, false);
+  } catch (error) {
+    if (isAppError(error) && error.status < 500) {
+      const failure = errorResponse(error, state.requestId, state.language);
+      const response: StoredResponse = {
+        status: failure.status,
+        body: await failure.text(),
+        headers: Object.fromEntries(failure.headers),
+      };
+      await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);
+      return storedToResponse(response, state, false);
+    }
+    await releaseIdempotencyKey(ctx.db, actor.keyId, idempotencyKey).catch((releaseError: unknown) => {
+      log("error", "could not release idempotency claim", {
+        requestId: state.requestId,
+        error: releaseError,
+      });
+    });
+    throw error;
+  }
+}
+
+function toStored(reply: Reply, state: RequestState): StoredResponse {
+  return {
+    status: reply.status,
+    body: JSON.stringify(reply.body),
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      ...reply.headers,
+      "x-request-id": state.requestId,
+    },
+  };
+}
+
+/** A replay answers the stored status, body and headers (its original X-Request-Id included) with fresh rate-limit headers. */
+function storedToResponse(stored: StoredResponse, state: RequestState, isReplay = true): Response {
+  const headers: Record<string, string> = { ...stored.headers, ...state.headers };
+  if (isReplay) headers["idempotent-replayed"] = "true";
+  else headers["x-request-id"] = state.requestId;
+  return new Response(stored.body, { status: stored.status, headers });
+}
+
+function runAfterCommit(tasks: Array<() => unknown>, requestId: string): void {
+  for (const task of tasks) {
+    Promise.resolve()
+      .then(task)
+      .catch((error: unknown) => log("error", "after-commit task failed", { requestId, error }));
+  }
+}

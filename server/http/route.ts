@@ -1,0 +1,57 @@
+import type { z } from "zod";
+import type { ServiceContext } from "@/server/context";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+
+/** What a handler answers: status and JSON body (and extra headers, e.g. Location). */
+export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+
+export type HandlerInput<B, Q, P> = { body: B; query: Q; params: P; headers: Headers };
+
+/**
+ * One /v1 operation: its path (OpenAPI style, `/v1/storefronts/{storefrontId}`), who may call it, the zod
+ * schemas that validate its input (and document it in /v1/openapi.json), and the handler that calls ONE
+ * service function.
+ */
+export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
+  operationId: string;
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tags: string[];
+  /** `none`: no key needed and not rate limited (openapi.json). */
+  auth: "key" | "none";
+  /** Any-of; an empty list means any valid key. */
+  scopes: string[];
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** Success responses by status, for the OpenAPI document. */
+  responses: Record<number, { description: string; schema: z.ZodType }>;
+  /** Error statuses this operation can answer (documented with the error envelope). */
+  errors: number[];
+  /**
+   * Writes are refused with `tos_not_accepted` while a verified user has not accepted the current terms
+   * (default for every non-GET); the few operations that let the user comply or leave set this false.
+   */
+  requiresCurrentTerms?: boolean;
+  /** Honour Idempotency-Key (default: every POST, PATCH and DELETE). */
+  idempotent?: boolean;
+  /**
+   * By default an idempotent request's handler runs inside one transaction with its stored response. `false`:
+   * the operation commits its own writes (e.g. it must keep a failed attempt's count even when it answers 4xx)
+   * and the response is stored right after it.
+   */
+  idempotentInTransaction?: boolean;
+  handler: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => Promise<Reply>;
+};
+
+/** Keeps the input types of one route tied to its schemas. */
+export function defineRoute<B = undefined, Q = undefined, P = undefined>(
+  route: RouteDefinition<B, Q, P>,
+): RouteDefinition<B, Q, P> {
+  return route;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of routes, each checked by defineRoute.
+export type AnyRoute = RouteDefinition<any, any, any>;

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { AppError } from "@/server/errors";
+import { errorResponse } from "./envelope";
+import { buildOpenApiDocument } from "./openapi";
+import { newRequestState, renderFailure, runPipeline } from "./pipeline";
+import { type AnyRoute, defineRoute } from "./route";
+import { API_ROUTES } from "./routes";
+
+let openApiDocument: unknown;
+
+const openApiRoute = defineRoute({
+  operationId: "getOpenApiDocument",
+  method: "GET",
+  path: "/v1/openapi.json",
+  summary: "This API's OpenAPI 3.1 description (version 1.0.0). No key needed; not rate limited.",
+  tags: ["meta"],
+  auth: "none",
+  scopes: [],
+  responses: { 200: { description: "The OpenAPI document", schema: z.object({}).passthrough() } },
+  errors: [500],
+  handler: async () => {
+    openApiDocument ??= buildOpenApiDocument(ALL_ROUTES);
+    return { status: 200, body: openApiDocument };
+  },
+});
+
+const ALL_ROUTES: AnyRoute[] = [...API_ROUTES, openApiRoute];
+
+type CompiledPath = { pattern: RegExp; names: string[]; routes: AnyRoute[] };
+
+function compile(routes: AnyRoute[]): CompiledPath[] {
+  const byPath = new Map<string, CompiledPath>();
+  for (const route of routes) {
+    let compiled = byPath.get(route.path);
+    if (!compiled) {
+      const names: string[] = [];
+      const source = route.path
+        .split("/")
+        .map((segment) => {
+          const param = /^\{(\w+)\}$/.exec(segment);
+          if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+          names.push(param[1]);
+          return "([^/]+)";
+        })
+        .join("/");
+      compiled = { pattern: new RegExp(`^${source}/?$`), names, routes: [] };
+      byPath.set(route.path, compiled);
+    }
+    compiled.routes.push(route);
+  }
+  // Literal segments win over parameters (`/v1/storefronts/batch` before `/v1/storefronts/{id}`).
+  return [...byPath.values()].sort((a, b) => a.names.length - b.names.length);
+}
+
+const COMPILED = compile(ALL_ROUTES);
+
+/**
+ * Entry point of the whole /v1 API: a plain `(Request) => Promise<Response>` that imports nothing from Next,
+ * so the same API can be served by any fetch-style HTTP server. Unknown paths answer 404 `route_not_found`,
+ * known paths with another method 405 `method_not_allowed` (with `Allow`), both before authentication.
+ */
+export async function handleV1Request(request: Request): Promise<Response> {
+  const state = newRequestState(request);
+  try {
+    const pathname = new URL(request.url).pathname;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    for (const compiled of COMPILED) {
+      const match = compiled.pattern.exec(pathname);
+      if (!match) continue;
+      const route = compiled.routes.find((r) => r.method === method);
+      if (!route) {
+        const allow = compiled.routes.map((r) => r.method).join(", ");
+        return errorResponse(new AppError("method_not_allowed"), state.requestId, state.language, { allow });
+      }
+      const params: Record<string, string> = {};
+      compiled.names.forEach((name, index) => {
+        params[name] = decodeURIComponent(match[index + 1] ?? "");
+      });
+      return await runPipeline(route, request, params, state);
+    }
+    return errorResponse(new AppError("route_not_found"), state.requestId, state.language);
+  } catch (error) {
+    return renderFailure(error, state);
+  }
+}
+
+export function allRoutes(): AnyRoute[] {
+  return ALL_ROUTES;
+}

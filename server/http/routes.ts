@@ -1,0 +1,15 @@
+import { accountRoutes } from "@/server/accounts/rest";
+import { orderRoutes } from "@/server/orders/rest";
+import { productRoutes } from "@/server/products/rest";
+import { storefrontRoutes } from "@/server/storefronts/rest";
+import { webhookRoutes } from "@/server/webhooks/rest";
+import type { AnyRoute } from "./route";
+
+/** Every /v1 operation, gathered from the feature folders. */
+export const API_ROUTES: AnyRoute[] = [
+  ...accountRoutes,
+  ...storefrontRoutes,
+  ...productRoutes,
+  ...webhookRoutes,
+  ...orderRoutes,
+];

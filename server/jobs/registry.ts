@@ -1,0 +1,61 @@
+import {
+  cancelAccountsWithoutCurrentTerms,
+  cancelStaleUnverifiedAccounts,
+} from "@/server/accounts/cancellation";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { purgeIdempotencyKeys } from "@/server/http/idempotency";
+import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import { deliverPendingMail } from "@/server/mail/service";
+import { processPendingProductImages } from "@/server/products/images";
+import { purgeDeliveries } from "@/server/webhooks/delivery";
+
+type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<string, unknown>> };
+
+/**
+ * Every scheduled job by name. `npm run cli -- jobs run <name>`, the in-process scheduler and the Inngest cron
+ * functions all run these same functions; each takes the current time so tests need no waiting.
+ */
+export const JOBS: Record<string, Job> = {
+  "purge-rate-limits": {
+    description: "Drop rate-limit counter windows older than two days",
+    run: async (db, now) => ({ deleted: await purgeRateLimitCounters(db, now) }),
+  },
+  "purge-idempotency-keys": {
+    description: "Drop idempotency records older than 24 hours",
+    run: async (db, now) => ({ deleted: await purgeIdempotencyKeys(db, now) }),
+  },
+  "cleanup-unverified": {
+    description: "Cancel bootstrap accounts never verified within 30 days (user.cancelled, 30d_unverified)",
+    run: async (db, now) => ({ cancelled: await cancelStaleUnverifiedAccounts(db, now) }),
+  },
+  "cleanup-no-tos": {
+    description: "Cancel verified accounts without the current terms 90 days after publication (90d_no_tos)",
+    run: async (db, now) => ({ cancelled: await cancelAccountsWithoutCurrentTerms(db, now) }),
+  },
+  "process-product-images": {
+    description:
+      "Fetch product images still pending (their process stopped before the after-commit task ran)",
+    run: async (db) => ({ ...(await processPendingProductImages(db)) }),
+  },
+  "send-pending-mail": {
+    description: "Send mail still pending in the outbox (a failed SMTP send is retried up to 5 times)",
+    run: async (db, now) => ({ sent: await deliverPendingMail(db, now) }),
+  },
+  "purge-deliveries": {
+    description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",
+    run: async (db, now) => ({ deleted: await purgeDeliveries(db, now) }),
+  },
+};
+
+export const JOB_NAMES = Object.keys(JOBS);
+
+export async function runJob(db: Db, name: string, now: Date): Promise<Record<string, unknown>> {
+  const job = JOBS[name];
+  if (!job)
+    throw new AppError("invalid_request", {
+      param: "job",
+      detail: `Unknown job "${name}". Jobs: ${JOB_NAMES.join(", ")}`,
+    });
+  return { job: name, ...(await job.run(db, now)) };
+}

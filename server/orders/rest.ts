@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { SCOPES } from "@/server/accounts/scopes";
+import { defineRoute } from "@/server/http/route";
+import { ListQuery } from "@/server/lib/pagination";
+import {
+  CreateOrderInput,
+  OrderDto,
+  OrderIdParams,
+  PayOrderInput,
+  StorefrontOrdersParams,
+  UpdateOrderInput,
+} from "./schema";
+import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "./service";
+
+const OrderResponse = z.object({ order: OrderDto });
+
+export const orderRoutes = [
+  defineRoute({
+    operationId: "createOrder",
+    method: "POST",
+    path: "/v1/storefronts/{storefrontId}/orders",
+    summary:
+      "Place a phone or counter order: prices from the catalog, stock taken atomically; fires order.created.",
+    tags: ["orders"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: StorefrontOrdersParams,
+    body: CreateOrderInput,
+    responses: { 201: { description: "Order placed", schema: OrderResponse } },
+    errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
+    handler: async (ctx, { params, body }) => ({
+      status: 201,
+      body: { order: await createOrder(ctx, params.storefrontId, body) },
+    }),
+  }),
+  defineRoute({
+    operationId: "listOrders",
+    method: "GET",
+    path: "/v1/storefronts/{storefrontId}/orders",
+    summary: "The storefront's orders, oldest first, with cursor pagination.",
+    tags: ["orders"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    params: StorefrontOrdersParams,
+    query: ListQuery,
+    responses: {
+      200: {
+        description: "A page",
+        schema: z.object({ data: z.array(OrderDto), nextCursor: z.string().nullable() }),
+      },
+    },
+    errors: [400, 401, 403, 404, 410, 429, 500, 503],
+    handler: async (ctx, { params, query }) => ({
+      status: 200,
+      body: await listOrders(ctx, params.storefrontId, query),
+    }),
+  }),
+  defineRoute({
+    operationId: "getOrder",
+    method: "GET",
+    path: "/v1/orders/{orderId}",
+    summary: "One order.",
+    tags: ["orders"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    params: OrderIdParams,
+    responses: { 200: { description: "The order", schema: OrderResponse } },
+    errors: [401, 403, 404, 429, 500, 503],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: { order: await getOrder(ctx, params.orderId) },
+    }),
+  }),
+  defineRoute({
+    operationId: "updateOrderStatus",
+    method: "PATCH",
+    path: "/v1/orders/{orderId}",
+    summary: "Move the order to a valid next status and/or set a custom status; fires order.status_updated.",
+    tags: ["orders"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: OrderIdParams,
+    body: UpdateOrderInput,
+    responses: { 200: { description: "The order", schema: OrderResponse } },
+    errors: [400, 401, 403, 404, 413, 429, 500, 503],
+    handler: async (ctx, { params, body }) => ({
+      status: 200,
+      body: { order: await updateOrderStatus(ctx, params.orderId, body) },
+    }),
+  }),
+  defineRoute({
+    operationId: "payOrder",
+    method: "POST",
+    path: "/v1/orders/{orderId}/pay",
+    summary: "Mark the order paid; fires order.paid.",
+    tags: ["orders"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: OrderIdParams,
+    body: PayOrderInput,
+    responses: { 200: { description: "The order", schema: OrderResponse } },
+    errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
+    handler: async (ctx, { params, body }) => ({
+      status: 200,
+      body: { order: await payOrder(ctx, params.orderId, body) },
+    }),
+  }),
+];

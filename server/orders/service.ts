@@ -1,0 +1,478 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { requireActor, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
+import { products } from "@/server/products/tables";
+import { findStorefront } from "@/server/storefronts/service";
+import { storefronts } from "@/server/storefronts/tables";
+import { emitEvent } from "@/server/webhooks/events";
+import { wakeDeliveries } from "@/server/webhooks/wake";
+import type {
+  CreateOrderInput,
+  CustomStatus,
+  OrderDto,
+  OrderStatus,
+  PayOrderInput,
+  UpdateOrderInput,
+} from "./schema";
+import { orders } from "./tables";
+
+type OrderRow = typeof orders.$inferSelect;
+type OrderItem = OrderDto["items"][number];
+type Fulfillment = OrderDto["fulfillment"];
+type StoredDelivery = {
+  enabled?: boolean;
+  type?: "fixed" | "distance" | null;
+  fixedPrice?: number | null;
+  ranges?: Array<{ fromKm: number; toKm: number | null; price: number }> | null;
+} | null;
+
+/** Which orderStatus may follow which (decisions.md, Orders); `delivered` and `cancelled` are final. */
+export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
+  pending: ["accepted", "cancelled"],
+  accepted: ["preparing", "ready", "cancelled"],
+  preparing: ["ready", "cancelled"],
+  ready: ["delivering", "delivered", "cancelled"],
+  delivering: ["delivered", "cancelled"],
+  delivered: [],
+  cancelled: [],
+};
+
+const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
+  es: {
+    pending: "Pendiente",
+    accepted: "Aceptado",
+    preparing: "En preparación",
+    ready: "Listo",
+    delivering: "En camino",
+    delivered: "Entregado",
+    cancelled: "Cancelado",
+  },
+  en: {
+    pending: "Pending",
+    accepted: "Accepted",
+    preparing: "Preparing",
+    ready: "Ready",
+    delivering: "Out for delivery",
+    delivered: "Delivered",
+    cancelled: "Cancelled",
+  },
+  pt: {
+    pending: "Pendente",
+    accepted: "Aceito",
+    preparing: "Em preparo",
+    ready: "Pronto",
+    delivering: "A caminho",
+    delivered: "Entregue",
+    cancelled: "Cancelado",
+  },
+};
+
+/** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
+function money(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+export function toOrderDto(row: OrderRow): OrderDto {
+  const fulfillment = (row.fulfillment as Fulfillment | null) ?? { type: "pickup", distanceKm: null };
+  return {
+    id: row.id,
+    publicOrderId: row.publicOrderId,
+    storefrontId: row.storefrontId,
+    userId: row.accountId,
+    orderStatus: row.orderStatus as OrderStatus,
+    customStatus: (row.customStatus as CustomStatus | null) ?? null,
+    items: row.items as OrderItem[],
+    customer: row.customer as OrderDto["customer"],
+    paymentMethod: row.paymentMethod as OrderDto["paymentMethod"],
+    paymentStatus: row.paymentStatus as OrderDto["paymentStatus"],
+    fulfillment,
+    subtotalPrice: row.subtotalPrice,
+    deliveryPrice: row.deliveryPrice,
+    totalPrice: row.totalPrice,
+    currency: row.currency,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    paidAt: row.paidAt ? row.paidAt.toISOString() : null,
+  };
+}
+
+/**
+ * The status customers see: the merchant's custom one, or the order status's own name in the storefront's
+ * language. Events always carry an object (spec, Events: `customStatus` is `{id, label}`).
+ */
+function effectiveCustomStatus(row: OrderRow, language: string): CustomStatus {
+  const custom = row.customStatus as CustomStatus | null;
+  if (custom) return custom;
+  const status = row.orderStatus as OrderStatus;
+  return { id: status, label: (STATUS_LABELS[language] ?? STATUS_LABELS.en)?.[status] ?? status };
+}
+
+/** `data` of order.created (and the base of order.paid), exactly the spec's fields. */
+function orderEventData(row: OrderRow, language: string) {
+  const dto = toOrderDto(row);
+  return {
+    orderId: dto.id,
+    publicOrderId: dto.publicOrderId,
+    userId: dto.userId,
+    menuId: dto.storefrontId,
+    orderStatus: dto.orderStatus,
+    customStatus: effectiveCustomStatus(row, language),
+    totalPrice: dto.totalPrice,
+    subtotalPrice: dto.subtotalPrice,
+    deliveryPrice: dto.deliveryPrice,
+    currency: dto.currency,
+    items: dto.items.map((item) => ({ title: item.title, amount: item.amount, price: item.price })),
+    customer: dto.customer,
+    paymentMethod: { name: dto.paymentMethod.name },
+    paymentStatus: dto.paymentStatus,
+    createdAt: dto.createdAt,
+  };
+}
+
+/** deliveryPrice from the storefront's delivery settings (fixed price, or the distance range that applies). */
+export function deliveryPriceFor(
+  settings: { delivery: StoredDelivery; pickup: boolean | null; dineIn: boolean | null },
+  fulfillment: Fulfillment,
+): number {
+  if (fulfillment.type === "pickup") {
+    if (settings.pickup === false) {
+      throw new AppError("invalid_request", {
+        param: "fulfillment.type",
+        detail: "This storefront does not offer pickup.",
+      });
+    }
+    return 0;
+  }
+  if (fulfillment.type === "dine_in") {
+    if (settings.dineIn === false) {
+      throw new AppError("invalid_request", {
+        param: "fulfillment.type",
+        detail: "This storefront does not offer dine-in.",
+      });
+    }
+    return 0;
+  }
+  const delivery = settings.delivery;
+  if (!delivery?.enabled) {
+    throw new AppError("invalid_request", {
+      param: "fulfillment.type",
+      detail: "This storefront does not deliver.",
+    });
+  }
+  if (delivery.type === "fixed") return money(delivery.fixedPrice ?? 0);
+  if (delivery.type !== "distance") return 0;
+  if (fulfillment.distanceKm === null) {
+    throw new AppError("invalid_request", {
+      param: "fulfillment.distanceKm",
+      detail: "This storefront charges delivery by distance: send distanceKm.",
+    });
+  }
+  const distance = fulfillment.distanceKm;
+  const range = [...(delivery.ranges ?? [])]
+    .sort((a, b) => a.fromKm - b.fromKm)
+    .find((r) => distance >= r.fromKm && (r.toKm === null || distance <= r.toKm));
+  if (!range) {
+    throw new AppError("invalid_request", {
+      param: "fulfillment.distanceKm",
+      detail: "The address is outside the delivery area.",
+    });
+  }
+  return money(range.price);
+}
+
+/**
+ * Operation 25, POST /v1/storefronts/{storefrontId}/orders (phone and counter orders; unpublished storefronts
+ * too). Prices come from the catalog (salePrice when set), stock is taken atomically (a product with stock
+ * never goes below zero, however many orders race for it), totals and the delivery price are computed here,
+ * and `order.created` is recorded in the same transaction.
+ */
+export async function createOrder(
+  ctx: ServiceContext,
+  storefrontId: string,
+  input: CreateOrderInput,
+  source: "api" | "public" = "api",
+): Promise<OrderDto> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const fulfillment: Fulfillment = {
+    type: input.fulfillment?.type ?? "pickup",
+    distanceKm: input.fulfillment?.distanceKm ?? null,
+  };
+  const created = await inTransaction(ctx.db, async (db) => {
+    const storefront = await findStorefront(db, actor.accountId, storefrontId);
+    const deliveryPrice = deliveryPriceFor(
+      {
+        delivery: storefront.delivery as StoredDelivery,
+        pickup: storefront.pickup,
+        dineIn: storefront.dineIn,
+      },
+      fulfillment,
+    );
+    const items = await takeStock(db, storefront.id, input.items);
+    const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
+    const [counter] = await db
+      .update(storefronts)
+      .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
+      .where(eq(storefronts.id, storefront.id))
+      .returning({ publicOrderId: storefronts.orderCounter });
+    if (!counter) throw new AppError("storefront_not_found", { param: "storefrontId" });
+    const [row] = await db
+      .insert(orders)
+      .values({
+        id: newId("ord"),
+        publicOrderId: counter.publicOrderId,
+        storefrontId: storefront.id,
+        accountId: storefront.accountId,
+        orderStatus: "pending",
+        customStatus: null,
+        items,
+        customer: input.customer,
+        paymentMethod: { name: input.paymentMethod.name },
+        paymentStatus: "pending",
+        fulfillment,
+        subtotalPrice: subtotal,
+        deliveryPrice,
+        totalPrice: money(subtotal + deliveryPrice),
+        currency: storefront.currency,
+        source,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error("order insert returned no row");
+    await emitEvent(
+      db,
+      { type: "order.created", data: orderEventData(row, storefront.language), accountId: row.accountId },
+      now,
+    );
+    return row;
+  });
+  ctx.afterCommit(wakeDeliveries);
+  return toOrderDto(created);
+}
+
+/**
+ * Takes stock for every line with one conditional UPDATE per product (lines of the same product merged, in id
+ * order so concurrent orders lock rows in the same order). Untracked stock (null) is not limited.
+ */
+async function takeStock(
+  db: Db,
+  storefrontId: string,
+  lines: CreateOrderInput["items"],
+): Promise<OrderItem[]> {
+  const amounts = new Map<string, { amount: number; index: number }>();
+  lines.forEach((line, index) => {
+    const current = amounts.get(line.productId);
+    amounts.set(line.productId, {
+      amount: (current?.amount ?? 0) + line.amount,
+      index: current?.index ?? index,
+    });
+  });
+  const taken = new Map<string, { title: string; price: number }>();
+  for (const [productId, { amount, index }] of [...amounts.entries()].sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    const [row] = await db
+      .update(products)
+      .set({
+        stock: sql`case when ${products.stock} is null then null else ${products.stock} - ${amount} end`,
+      })
+      .where(
+        and(
+          eq(products.id, productId),
+          eq(products.storefrontId, storefrontId),
+          sql`(${products.stock} is null or ${products.stock} >= ${amount})`,
+        ),
+      )
+      .returning({ title: products.title, price: products.price, salePrice: products.salePrice });
+    if (!row) {
+      const [exists] = await db
+        .select({ stock: products.stock })
+        .from(products)
+        .where(and(eq(products.id, productId), eq(products.storefrontId, storefrontId)));
+      if (!exists) throw new AppError("product_not_found", { param: `items[${index}].productId` });
+      throw new AppError("insufficient_stock", {
+        param: `items[${index}].amount`,
+        detail: `Only ${exists.stock ?? 0} left.`,
+      });
+    }
+    taken.set(productId, { title: row.title, price: money(row.salePrice ?? row.price) });
+  }
+  return lines.map((line) => {
+    const product = taken.get(line.productId);
+    if (!product) throw new Error("stock taken for an unknown line");
+    return { productId: line.productId, title: product.title, amount: line.amount, price: product.price };
+  });
+}
+
+async function findOrderForUpdate(db: Db, orderId: string, accountId: string): Promise<OrderRow> {
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), eq(orders.accountId, accountId)))
+    .for("update");
+  if (!row) throw new AppError("order_not_found", { param: "orderId" });
+  return row;
+}
+
+async function storefrontLanguage(db: Db, storefrontId: string): Promise<string> {
+  const [row] = await db
+    .select({ language: storefronts.language })
+    .from(storefronts)
+    .where(eq(storefronts.id, storefrontId));
+  return row?.language ?? "es";
+}
+
+/**
+ * Operation 26, PATCH /v1/orders/{orderId}: a valid orderStatus transition and/or a custom status. A real
+ * change records `order.status_updated` (slim: previous and new state) in the same transaction. Cancelling
+ * puts the items' stock back.
+ */
+export async function updateOrderStatus(
+  ctx: ServiceContext,
+  orderId: string,
+  input: UpdateOrderInput,
+): Promise<OrderDto> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const result = await inTransaction(ctx.db, async (db) => {
+    const before = await findOrderForUpdate(db, orderId, actor.accountId);
+    const previousStatus = before.orderStatus as OrderStatus;
+    const nextStatus = input.orderStatus ?? previousStatus;
+    if (nextStatus !== previousStatus && !ORDER_TRANSITIONS[previousStatus].includes(nextStatus)) {
+      throw new AppError("invalid_order_transition", {
+        param: "orderStatus",
+        detail: `${previousStatus} -> ${nextStatus} is not allowed; from ${previousStatus}: ${ORDER_TRANSITIONS[previousStatus].join(", ") || "none (final)"}.`,
+      });
+    }
+    const nextCustom =
+      input.customStatus === undefined ? (before.customStatus as CustomStatus | null) : input.customStatus;
+    const isChanged =
+      nextStatus !== previousStatus ||
+      JSON.stringify(nextCustom) !== JSON.stringify(before.customStatus ?? null);
+    if (!isChanged) return { row: before, emitted: false };
+    const [after] = await db
+      .update(orders)
+      .set({ orderStatus: nextStatus, customStatus: nextCustom, updatedAt: now })
+      .where(eq(orders.id, before.id))
+      .returning();
+    if (!after) throw new AppError("order_not_found", { param: "orderId" });
+    if (nextStatus === "cancelled") await restock(db, before);
+    const language = await storefrontLanguage(db, after.storefrontId);
+    await emitEvent(
+      db,
+      {
+        type: "order.status_updated",
+        data: {
+          orderId: after.id,
+          publicOrderId: after.publicOrderId,
+          userId: after.accountId,
+          menuId: after.storefrontId,
+          previousState: {
+            orderStatus: previousStatus,
+            customStatus: effectiveCustomStatus(before, language),
+          },
+          newState: { orderStatus: nextStatus, customStatus: effectiveCustomStatus(after, language) },
+          updatedAt: now.toISOString(),
+        },
+        accountId: after.accountId,
+      },
+      now,
+    );
+    return { row: after, emitted: true };
+  });
+  if (result.emitted) ctx.afterCommit(wakeDeliveries);
+  return toOrderDto(result.row);
+}
+
+async function restock(db: Db, order: OrderRow): Promise<void> {
+  for (const item of order.items as OrderItem[]) {
+    await db
+      .update(products)
+      .set({ stock: sql`${products.stock} + ${item.amount}` })
+      .where(and(eq(products.id, item.productId), sql`${products.stock} is not null`));
+  }
+}
+
+/**
+ * Operation 27, POST /v1/orders/{orderId}/pay: marks the order paid with its payment method and records
+ * `order.paid` (the order.created fields plus `paymentMethod.id` and `paidAt`). Paying twice: 409
+ * `order_already_paid`; a cancelled order cannot be paid.
+ */
+export async function payOrder(
+  ctx: ServiceContext,
+  orderId: string,
+  input: PayOrderInput,
+): Promise<OrderDto> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  const paid = await inTransaction(ctx.db, async (db) => {
+    const before = await findOrderForUpdate(db, orderId, actor.accountId);
+    if (before.paymentStatus === "paid") throw new AppError("order_already_paid", { param: "orderId" });
+    if (before.orderStatus === "cancelled") {
+      throw new AppError("invalid_order_transition", {
+        param: "orderId",
+        detail: "A cancelled order cannot be paid.",
+      });
+    }
+    const paymentMethod = { id: input.paymentMethod.id ?? newId("pay"), name: input.paymentMethod.name };
+    const [after] = await db
+      .update(orders)
+      .set({ paymentStatus: "paid", paymentMethod, paidAt: now, updatedAt: now })
+      .where(eq(orders.id, before.id))
+      .returning();
+    if (!after) throw new AppError("order_not_found", { param: "orderId" });
+    const language = await storefrontLanguage(db, after.storefrontId);
+    await emitEvent(
+      db,
+      {
+        type: "order.paid",
+        data: { ...orderEventData(after, language), paymentMethod, paidAt: now.toISOString() },
+        accountId: after.accountId,
+      },
+      now,
+    );
+    return after;
+  });
+  ctx.afterCommit(wakeDeliveries);
+  return toOrderDto(paid);
+}
+
+/** Operation 24, GET /v1/orders/{orderId}. */
+export async function getOrder(ctx: ServiceContext, orderId: string): Promise<OrderDto> {
+  const actor = requireActor(ctx);
+  const [row] = await ctx.db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), eq(orders.accountId, actor.accountId)));
+  if (!row) throw new AppError("order_not_found", { param: "orderId" });
+  return toOrderDto(row);
+}
+
+/** Operation 24, GET /v1/storefronts/{storefrontId}/orders: newest ids last, cursor pagination. */
+export async function listOrders(
+  ctx: ServiceContext,
+  storefrontId: string,
+  query: ListQuery,
+): Promise<{ data: OrderDto[]; nextCursor: string | null }> {
+  const actor = requireActor(ctx);
+  await findStorefront(ctx.db, actor.accountId, storefrontId);
+  const after = decodeCursor(query.cursor, "ord");
+  const rows = await ctx.db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.storefrontId, storefrontId),
+        eq(orders.accountId, actor.accountId),
+        after ? gt(orders.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(orders.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, toOrderDto);
+}

@@ -1,0 +1,38 @@
+import { index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "@/server/accounts/tables";
+import { storefronts } from "@/server/storefronts/tables";
+
+/** Orders (decisions.md, Orders). Items keep the title and price charged at the time of the order. */
+export const orders = pgTable(
+  "orders",
+  {
+    id: text("id").primaryKey(),
+    publicOrderId: integer("public_order_id").notNull(),
+    storefrontId: text("storefront_id")
+      .notNull()
+      .references(() => storefronts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    orderStatus: text("order_status").notNull(),
+    customStatus: jsonb("custom_status"),
+    items: jsonb("items").notNull(),
+    customer: jsonb("customer").notNull(),
+    paymentMethod: jsonb("payment_method").notNull(),
+    paymentStatus: text("payment_status").notNull(),
+    /** How the order reaches the customer: `{type: delivery|pickup|dine_in, distanceKm}`; decides deliveryPrice. */
+    fulfillment: jsonb("fulfillment"),
+    subtotalPrice: numeric("subtotal_price", { precision: 14, scale: 4, mode: "number" }).notNull(),
+    deliveryPrice: numeric("delivery_price", { precision: 14, scale: 4, mode: "number" }).notNull(),
+    totalPrice: numeric("total_price", { precision: 14, scale: 4, mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    source: text("source", { enum: ["api", "public"] }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+    paidAt: timestamp("paid_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    uniqueIndex("orders_public_id_uq").on(t.storefrontId, t.publicOrderId),
+    index("orders_storefront_idx").on(t.storefrontId, t.id),
+  ],
+);

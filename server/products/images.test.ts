@@ -1,0 +1,133 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbReady } from "@/server/db/client";
+import type { StorefrontDto } from "@/server/storefronts/schema";
+import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
+import { call } from "@/server/testing/api";
+import { fetchImageGuarded, processPendingProductImages, processProductImage } from "./images";
+import type { ProductDto } from "./schema";
+import { products } from "./tables";
+
+/** A real image server on loopback: the guard lets it through only with allowLocal. */
+let server: Server;
+let base: string;
+const hits: string[] = [];
+let merchant: Merchant;
+let storefront: StorefrontDto;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    hits.push(req.url ?? "");
+    if (req.url?.startsWith("/ok")) {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  merchant = await createMerchant({ plan: "PRO" });
+  storefront = await createTestStorefront(merchant.userKey);
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const allowLocal = (url: string) => fetchImageGuarded(url, { allowLocal: true });
+
+/** A pending product inserted through the API (its own after-commit job is refused: loopback without allowLocal). */
+async function pendingProduct(imageUrl: string, extra: Record<string, unknown> = {}): Promise<ProductDto> {
+  const result = await call<{ product: ProductDto }>("POST", `/v1/storefronts/${storefront.id}/products`, {
+    key: merchant.userKey,
+    body: { title: "Foto", price: 1, imageUrl, ...extra },
+  });
+  expect(result.body.product.imageProcessingPending).toBe(true);
+  const db = await dbReady();
+  // Hold the row pending whatever the after-commit job did, so the job under test runs on a known state.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await db
+    .update(products)
+    .set({ imageProcessingPending: true, thumbnailUrl: (extra.thumbnailUrl as string) ?? null })
+    .where(eq(products.id, result.body.product.id));
+  return result.body.product;
+}
+
+async function readRow(id: string) {
+  const db = await dbReady();
+  const [row] = await db.select().from(products).where(eq(products.id, id));
+  return row;
+}
+
+describe("the image job fetches under the SSRF guard, records a thumbnail and clears the flag", () => {
+  it("a reachable image: thumbnailUrl is recorded and imageProcessingPending cleared", async () => {
+    const product = await pendingProduct(`${base}/ok/pan.png`);
+    const db = await dbReady();
+    expect(await processProductImage(db, product.id, allowLocal)).toBe("thumbnail");
+    const row = await readRow(product.id);
+    expect(row).toMatchObject({
+      imageProcessingPending: false,
+      imageUrl: `${base}/ok/pan.png`,
+      thumbnailUrl: `${base}/ok/pan.png`,
+    });
+    expect(hits).toContain("/ok/pan.png");
+  });
+
+  it("a thumbnailUrl the client set is kept", async () => {
+    const product = await pendingProduct(`${base}/ok/b.png`, {
+      thumbnailUrl: "https://cdn.example.com/mine.png",
+    });
+    const db = await dbReady();
+    await processProductImage(db, product.id, allowLocal);
+    expect((await readRow(product.id))?.thumbnailUrl).toBe("https://cdn.example.com/mine.png");
+  });
+
+  it("an image that cannot be fetched: the flag clears and the URL stays", async () => {
+    const product = await pendingProduct(`${base}/missing.png`);
+    const db = await dbReady();
+    expect(await processProductImage(db, product.id, allowLocal)).toBe("failed");
+    expect(await readRow(product.id)).toMatchObject({
+      imageProcessingPending: false,
+      imageUrl: `${base}/missing.png`,
+      thumbnailUrl: null,
+    });
+  });
+
+  it("a loopback or private address is never contacted without the local-development flag", async () => {
+    const product = await pendingProduct(`${base}/ok/private.png`);
+    const db = await dbReady();
+    const before = hits.filter((h) => h === "/ok/private.png").length;
+    expect(await processProductImage(db, product.id)).toBe("failed");
+    expect(hits.filter((h) => h === "/ok/private.png").length).toBe(before);
+    expect(await fetchImageGuarded("http://169.254.169.254/latest/meta-data", { allowLocal: true })).toBe(
+      false,
+    );
+    expect(await fetchImageGuarded("https://10.1.2.3/a.png")).toBe(false);
+  });
+
+  it("a newer imageUrl written meanwhile is not overwritten by the old fetch", async () => {
+    const product = await pendingProduct(`${base}/ok/old.png`);
+    const db = await dbReady();
+    const outcome = await processProductImage(db, product.id, async (url) => {
+      await db
+        .update(products)
+        .set({ imageUrl: `${base}/ok/new.png` })
+        .where(eq(products.id, product.id));
+      return allowLocal(url);
+    });
+    expect(outcome).toBe("skipped");
+    expect(await readRow(product.id)).toMatchObject({ imageProcessingPending: true, thumbnailUrl: null });
+  });
+
+  it("the sweep processes products left pending", async () => {
+    const product = await pendingProduct(`${base}/ok/sweep.png`);
+    const db = await dbReady();
+    const counts = await processPendingProductImages(db, { fetchImage: allowLocal });
+    expect(counts.thumbnail).toBeGreaterThanOrEqual(1);
+    expect((await readRow(product.id))?.imageProcessingPending).toBe(false);
+  });
+});

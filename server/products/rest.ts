@@ -1,0 +1,132 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import { defineRoute } from "@/server/http/route";
+import { ListQuery } from "@/server/lib/pagination";
+import { DeletedResponse, StorefrontParams } from "@/server/storefronts/schema";
+import {
+  BatchCreateProductsInput,
+  BatchCreateProductsResponse,
+  ProductList,
+  ProductManifest,
+  ProductParams,
+  ProductResponse,
+  UpdateProductInput,
+} from "./schema";
+import {
+  createProduct,
+  createProducts,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  updateProduct,
+} from "./service";
+
+const COMMON_ERRORS = [401, 403, 429, 500, 503];
+
+/** Operations 7, 17-19 of decisions.md. Each handler calls one service function. */
+export const productRoutes = [
+  defineRoute({
+    operationId: "createProduct",
+    method: "POST",
+    path: "/v1/storefronts/{storefrontId}/products",
+    summary:
+      "Create a product. Over the plan's product limit: 402 `plan_max_products_reached`. Honours `Idempotency-Key`.",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: StorefrontParams,
+    body: ProductManifest,
+    responses: { 201: { description: "The product", schema: ProductResponse } },
+    errors: [400, 402, 404, 409, 410, 413, ...COMMON_ERRORS],
+    handler: async (ctx, { params, body }) => ({
+      status: 201,
+      body: await createProduct(ctx, params.storefrontId, body),
+    }),
+  }),
+  defineRoute({
+    operationId: "createProductsBatch",
+    method: "POST",
+    path: "/v1/storefronts/{storefrontId}/products/batch",
+    summary:
+      "Create up to 100 products in order. All created: 201; some past the plan's limit: 207 with `rejected` (`products_over_limit`).",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: StorefrontParams,
+    body: BatchCreateProductsInput,
+    responses: {
+      201: { description: "Every product created", schema: BatchCreateProductsResponse },
+      207: { description: "Some products were over the plan limit", schema: BatchCreateProductsResponse },
+    },
+    errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
+    handler: async (ctx, { params, body }) => {
+      const result = await createProducts(ctx, params.storefrontId, body);
+      return { status: result.rejected ? 207 : 201, body: result };
+    },
+  }),
+  defineRoute({
+    operationId: "listProducts",
+    method: "GET",
+    path: "/v1/storefronts/{storefrontId}/products",
+    summary: "The storefront's products, ordered by id (`limit` 1-100, default 20; `cursor`).",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    params: StorefrontParams,
+    query: ListQuery,
+    responses: { 200: { description: "A page of products", schema: ProductList } },
+    errors: [400, 404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params, query }) => ({
+      status: 200,
+      body: await listProducts(ctx, params.storefrontId, query),
+    }),
+  }),
+  defineRoute({
+    operationId: "getProduct",
+    method: "GET",
+    path: "/v1/storefronts/{storefrontId}/products/{productId}",
+    summary: "One product.",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    params: ProductParams,
+    responses: { 200: { description: "The product", schema: ProductResponse } },
+    errors: [404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await getProduct(ctx, params.storefrontId, params.productId),
+    }),
+  }),
+  defineRoute({
+    operationId: "updateProduct",
+    method: "PATCH",
+    path: "/v1/storefronts/{storefrontId}/products/{productId}",
+    summary: "Change any product field; omitted fields are untouched, null clears an optional field.",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: ProductParams,
+    body: UpdateProductInput,
+    responses: { 200: { description: "The updated product", schema: ProductResponse } },
+    errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
+    handler: async (ctx, { params, body }) => ({
+      status: 200,
+      body: await updateProduct(ctx, params.storefrontId, params.productId, body),
+    }),
+  }),
+  defineRoute({
+    operationId: "deleteProduct",
+    method: "DELETE",
+    path: "/v1/storefronts/{storefrontId}/products/{productId}",
+    summary: "Delete a product.",
+    tags: ["products"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: ProductParams,
+    responses: { 200: { description: "Deleted", schema: DeletedResponse } },
+    errors: [404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await deleteProduct(ctx, params.storefrontId, params.productId),
+    }),
+  }),
+];

@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { ErrorEnvelope } from "@/server/http/envelope";
+import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
+
+/** Spec, ExtraProductOption. */
+export const ExtraProductOption = z
+  .strictObject({
+    title: safeText(),
+    price: amount(),
+    available: z.boolean(),
+    stock: z.int().min(0).nullable().optional(),
+  })
+  .meta({ id: "ExtraProductOption" });
+
+/** Spec, ExtraProductsCategory. `minOptions` may not exceed `maxOptions`; both are >= 0. */
+export const ExtraProductsCategory = z
+  .strictObject({
+    title: safeText(),
+    obligatory: z.boolean(),
+    multipleOption: z.boolean(),
+    maxOptions: z.int().min(0),
+    minOptions: z.int().min(0),
+    extraProducts: z.array(ExtraProductOption).nullable().optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.minOptions > value.maxOptions) {
+      ctx.addIssue({ code: "custom", path: ["minOptions"], message: "must not be greater than maxOptions" });
+    }
+  })
+  .meta({ id: "ExtraProductsCategory" });
+
+/** Every optional field of a product: shared by the manifest (create) and PATCH. */
+const optionalProductFields = {
+  description: safeText().nullable().optional(),
+  salePrice: amount().nullable().optional().meta({ description: "Must be below `price`." }),
+  category: safeText().nullable().optional(),
+  subcategory: safeText().nullable().optional(),
+  imageUrl: httpUrl().nullable().optional().meta({
+    description: "http(s). The product answers `imageProcessingPending: true` until it is fetched.",
+  }),
+  thumbnailUrl: httpUrl().nullable().optional(),
+  sku: safeText().nullable().optional(),
+  slug: safeText().nullable().optional(),
+  position: z.int32().nullable().optional(),
+  cartProduct: z.boolean().nullable().optional(),
+  hide: z.boolean().nullable().optional(),
+  stock: z.int32().min(0).nullable().optional(),
+  tags: z.array(safeText()).nullable().optional(),
+  extraProductsCategory: z.array(ExtraProductsCategory).nullable().optional(),
+};
+
+function checkSalePrice(value: { price?: number; salePrice?: number | null }, ctx: z.RefinementCtx): void {
+  if (value.price !== undefined && value.salePrice != null && value.salePrice >= value.price) {
+    ctx.addIssue({ code: "custom", path: ["salePrice"], message: "must be below price" });
+  }
+}
+
+/** Spec, Product (input `ProductManifest`): `title` and `price` required. */
+export const ProductManifest = z
+  .strictObject({
+    title: safeText({ min: 1, max: 200 }),
+    price: amount(),
+    ...optionalProductFields,
+  })
+  .superRefine(checkSalePrice)
+  .meta({ id: "ProductManifest" });
+export type ProductManifest = z.infer<typeof ProductManifest>;
+
+/**
+ * PATCH of a product: every field changeable (spec, Product), every field optional. `salePrice < price` is
+ * checked again against the stored values when only one of them is sent.
+ */
+export const UpdateProductInput = z
+  .strictObject({
+    title: safeText({ min: 1, max: 200 }).optional(),
+    price: amount().optional(),
+    ...optionalProductFields,
+  })
+  .superRefine(checkSalePrice)
+  .meta({ id: "UpdateProductInput" });
+export type UpdateProductInput = z.infer<typeof UpdateProductInput>;
+
+/** POST /v1/storefronts/{storefrontId}/products/batch: up to 100 products, created in order. */
+export const BatchCreateProductsInput = z
+  .strictObject({ products: z.array(ProductManifest).min(1).max(100) })
+  .meta({ id: "BatchCreateProductsInput" });
+export type BatchCreateProductsInput = z.infer<typeof BatchCreateProductsInput>;
+
+export const ExtraProductOptionDto = z.object({
+  title: z.string(),
+  price: z.number(),
+  available: z.boolean(),
+  stock: z.number().int().nullable(),
+});
+
+export const ExtraProductsCategoryDto = z.object({
+  title: z.string(),
+  obligatory: z.boolean(),
+  multipleOption: z.boolean(),
+  maxOptions: z.number().int(),
+  minOptions: z.number().int(),
+  extraProducts: z.array(ExtraProductOptionDto).nullable(),
+});
+
+/** Spec, Product response: id, every manifest field (null where unset), imageProcessingPending, timestamps. */
+export const ProductDto = z
+  .object({
+    id: z.string().meta({ description: "Prefix `prd_`." }),
+    title: z.string(),
+    price: z.number(),
+    description: z.string().nullable(),
+    salePrice: z.number().nullable(),
+    category: z.string().nullable(),
+    subcategory: z.string().nullable(),
+    imageUrl: z.string().nullable(),
+    thumbnailUrl: z.string().nullable(),
+    sku: z.string().nullable(),
+    slug: z.string().nullable(),
+    position: z.number().int().nullable(),
+    cartProduct: z.boolean().nullable(),
+    hide: z.boolean().nullable(),
+    stock: z.number().int().nullable(),
+    tags: z.array(z.string()).nullable(),
+    extraProductsCategory: z.array(ExtraProductsCategoryDto).nullable(),
+    imageProcessingPending: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Product" });
+export type ProductDto = z.infer<typeof ProductDto>;
+
+export const ProductResponse = z.object({ product: ProductDto }).meta({ id: "ProductResponse" });
+
+/** A product the plan limit kept out: its index in the request and the envelope's error object. */
+export const RejectedProduct = z
+  .object({
+    index: z.number().int(),
+    error: ErrorEnvelope.shape.error.meta({
+      description: "The envelope's error object: `products_over_limit`.",
+    }),
+  })
+  .meta({ id: "RejectedProduct" });
+export type RejectedProduct = z.infer<typeof RejectedProduct>;
+
+export const BatchCreateProductsResponse = z
+  .object({ products: z.array(ProductDto), rejected: z.array(RejectedProduct).optional() })
+  .meta({ id: "BatchCreateProductsResponse" });
+
+export const ProductList = z
+  .object({ data: z.array(ProductDto), nextCursor: z.string().nullable() })
+  .meta({ id: "ProductList" });
+
+export const ProductParams = z.strictObject({ storefrontId: z.string(), productId: z.string() });

@@ -1,0 +1,349 @@
+import { and, asc, eq, getTableColumns, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
+import type { Plan } from "@/server/accounts/schema";
+import { accounts } from "@/server/accounts/tables";
+import { requireActor, type ServiceContext } from "@/server/context";
+import { type Db, getDb } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { errorBody } from "@/server/http/envelope";
+import { newId } from "@/server/lib/ids";
+import type { ListQuery } from "@/server/lib/pagination";
+import { decodeCursor, toPage } from "@/server/lib/pagination";
+import { storefronts } from "@/server/storefronts/tables";
+import { type ProductRow, toProductDto } from "./dto";
+import { processProductImages } from "./images";
+import type {
+  BatchCreateProductsInput,
+  ProductDto,
+  ProductManifest,
+  RejectedProduct,
+  UpdateProductInput,
+} from "./schema";
+import { products } from "./tables";
+
+/** The product limit of an account's plan, computed in SQL from the row so a concurrent plan change counts. */
+function productLimitSql() {
+  return sql`(case ${accounts.plan} ${sql.join(
+    Object.entries(PLAN_LIMITS).map(([plan, limits]) => sql`when ${plan} then ${limits.products}::int`),
+    sql` `,
+  )} end)`;
+}
+
+/** 404 for a storefront that is not the caller's (never 403), 410 once deleted. */
+async function assertLiveStorefront(
+  db: Db,
+  accountId: string,
+  storefrontId: string,
+  lock?: "key share",
+): Promise<void> {
+  const query = db
+    .select({ id: storefronts.id, deletedAt: storefronts.deletedAt })
+    .from(storefronts)
+    .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, accountId)))
+    .limit(1);
+  const [row] = lock ? await query.for(lock) : await query;
+  if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
+  if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
+}
+
+function newProductRow(
+  accountId: string,
+  storefrontId: string,
+  input: ProductManifest,
+  now: Date,
+): typeof products.$inferInsert {
+  return {
+    id: newId("prd"),
+    storefrontId,
+    accountId,
+    title: input.title,
+    price: input.price,
+    description: input.description ?? null,
+    salePrice: input.salePrice ?? null,
+    category: input.category ?? null,
+    subcategory: input.subcategory ?? null,
+    imageUrl: input.imageUrl ?? null,
+    thumbnailUrl: input.thumbnailUrl ?? null,
+    sku: input.sku ?? null,
+    slug: input.slug ?? null,
+    position: input.position ?? null,
+    cartProduct: input.cartProduct ?? null,
+    hide: input.hide ?? null,
+    stock: input.stock ?? null,
+    tags: input.tags ?? null,
+    extraProductsCategory: input.extraProductsCategory ?? null,
+    // Spec, Product: an image URL is fetched in the background; until then the product says so.
+    imageProcessingPending: Boolean(input.imageUrl),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** After the write committed, fetch the new images (SSRF-guarded) and clear `imageProcessingPending`. */
+function scheduleImageProcessing(ctx: ServiceContext, rows: ProductRow[]): void {
+  const ids = rows.filter((row) => row.imageProcessingPending).map((row) => row.id);
+  if (ids.length > 0) ctx.afterCommit(() => processProductImages(getDb(), ids));
+}
+
+function overLimitRejections(
+  ctx: ServiceContext,
+  indexes: number[],
+  plan: Plan,
+  path: string,
+): RejectedProduct[] {
+  return indexes.map((index) => ({
+    index,
+    error: errorBody(
+      new AppError("products_over_limit", {
+        param: `${path}[${index}]`,
+        upgrade: upgradeFor(plan),
+        detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+      }),
+      ctx.requestId,
+      ctx.language,
+    ).error,
+  }));
+}
+
+/**
+ * Creates as many of `manifests` as the plan still allows, in order, on a storefront the caller already
+ * checked. The account row is locked (FOR NO KEY UPDATE: compatible with the key-share locks that concurrent
+ * product inserts hold) so the count cannot race; the rest come back as `products_over_limit` rejections.
+ * Used by storefront creation (its `products` manifest) and by the batch endpoint.
+ */
+export async function insertProductsWithinLimit(
+  ctx: ServiceContext,
+  db: Db,
+  input: { accountId: string; storefrontId: string; manifests: ProductManifest[]; path: string },
+): Promise<{ products: ProductDto[]; rejected?: RejectedProduct[] }> {
+  const now = ctx.now();
+  const [account] = await db
+    .select({ plan: accounts.plan, productCount: accounts.productCount })
+    .from(accounts)
+    .where(eq(accounts.id, input.accountId))
+    .for("no key update");
+  if (!account) throw new AppError("user_not_found");
+  const room = Math.max(0, PLAN_LIMITS[account.plan].products - account.productCount);
+  const accepted = input.manifests.slice(0, room);
+  let created: ProductRow[] = [];
+  if (accepted.length > 0) {
+    created = await db
+      .insert(products)
+      .values(accepted.map((manifest) => newProductRow(input.accountId, input.storefrontId, manifest, now)))
+      .returning();
+    await db
+      .update(accounts)
+      .set({ productCount: sql`${accounts.productCount} + ${created.length}` })
+      .where(eq(accounts.id, input.accountId));
+  }
+  scheduleImageProcessing(ctx, created);
+  const rejectedIndexes = input.manifests.map((_, index) => index).slice(accepted.length);
+  return {
+    products: created.map(toProductDto),
+    ...(rejectedIndexes.length > 0
+      ? { rejected: overLimitRejections(ctx, rejectedIndexes, account.plan, input.path) }
+      : {}),
+  };
+}
+
+/**
+ * `select <the row's values> from <source>`, each value cast to its column's type, in the table's column order:
+ * an INSERT ... SELECT that inserts nothing when `source` is empty.
+ */
+function selectRowFrom(source: SQLWrapper, row: typeof products.$inferInsert): SQL {
+  const values = Object.entries(getTableColumns(products)).map(([key, column]) => {
+    const value = (row as Record<string, unknown>)[key];
+    const type = sql.raw(column.getSQLType());
+    if (value === undefined || value === null) return sql`null::${type}`;
+    // Sent as text and cast in SQL: the same on postgres.js and PGlite, whatever their serializers do.
+    return sql`${String(column.mapToDriverValue(value))}::text::${type}`;
+  });
+  return sql`select ${sql.join(values, sql`, `)} from ${source}`;
+}
+
+/**
+ * Operation 7, POST /v1/storefronts/{storefrontId}/products. Over the plan's product limit: 402
+ * `plan_max_products_reached` with `upgrade`. ONE statement counts and inserts: a data-modifying CTE moves the
+ * account's counter only while `product_count + 1 <= limit` (so two creates at 1,999 cannot both pass) and
+ * only while the storefront is live (key-share locked, so a concurrent delete waits or is seen), and the
+ * product row is inserted from that CTE's result: no counter, no row. When nothing was inserted, the reason
+ * is read once: 404, 410 or 402.
+ */
+export async function createProduct(
+  ctx: ServiceContext,
+  storefrontId: string,
+  input: ProductManifest,
+): Promise<{ product: ProductDto }> {
+  const actor = requireActor(ctx);
+  const counted = ctx.db.$with("counted", { id: accounts.id }).as(
+    sql`update ${accounts} set ${sql.identifier(accounts.productCount.name)} = ${accounts.productCount} + 1
+        where ${accounts.id} = ${actor.accountId}
+          and ${accounts.productCount} + 1 <= ${productLimitSql()}
+          and exists (select 1 from ${storefronts} where ${storefronts.id} = ${storefrontId}
+                and ${storefronts.accountId} = ${actor.accountId} and ${storefronts.deletedAt} is null
+                for key share)
+        returning ${accounts.id}`,
+  );
+  const row = newProductRow(actor.accountId, storefrontId, input, ctx.now());
+  const [inserted] = await ctx.db
+    .with(counted)
+    .insert(products)
+    .select(selectRowFrom(counted, row))
+    .returning();
+  if (!inserted) {
+    await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
+    const [account] = await ctx.db
+      .select({ plan: accounts.plan })
+      .from(accounts)
+      .where(eq(accounts.id, actor.accountId));
+    const plan = account?.plan ?? "FREE_NEW";
+    throw new AppError("plan_max_products_reached", {
+      upgrade: upgradeFor(plan),
+      detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+    });
+  }
+  scheduleImageProcessing(ctx, [inserted]);
+  return { product: toProductDto(inserted) };
+}
+
+/**
+ * Operation 19, POST /v1/storefronts/{storefrontId}/products/batch: up to 100 products in order. All created:
+ * 201; some past the plan limit: 207 with `rejected` (decisions.md, Bodies).
+ */
+export async function createProducts(
+  ctx: ServiceContext,
+  storefrontId: string,
+  input: BatchCreateProductsInput,
+): Promise<{ products: ProductDto[]; rejected?: RejectedProduct[] }> {
+  const actor = requireActor(ctx);
+  return inTransaction(ctx.db, async (db) => {
+    // Key-share lock: a concurrent storefront delete (FOR UPDATE) waits for this batch, and counts it.
+    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    return insertProductsWithinLimit(ctx, db, {
+      accountId: actor.accountId,
+      storefrontId,
+      manifests: input.products,
+      path: "products",
+    });
+  });
+}
+
+/** Operation 17, GET /v1/storefronts/{storefrontId}/products: ordered by id, cursor pagination. */
+export async function listProducts(
+  ctx: ServiceContext,
+  storefrontId: string,
+  query: ListQuery,
+): Promise<{ data: ProductDto[]; nextCursor: string | null }> {
+  const actor = requireActor(ctx);
+  await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
+  const after = decodeCursor(query.cursor, "prd");
+  const rows = await ctx.db
+    .select()
+    .from(products)
+    .where(
+      and(
+        eq(products.storefrontId, storefrontId),
+        eq(products.accountId, actor.accountId),
+        after ? gt(products.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(products.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, toProductDto);
+}
+
+async function findProduct(db: Db, accountId: string, storefrontId: string, productId: string, lock = false) {
+  const query = db
+    .select()
+    .from(products)
+    .where(
+      and(
+        eq(products.id, productId),
+        eq(products.storefrontId, storefrontId),
+        eq(products.accountId, accountId),
+      ),
+    )
+    .limit(1);
+  const [row] = lock ? await query.for("update") : await query;
+  if (!row) throw new AppError("product_not_found", { param: "productId" });
+  return row;
+}
+
+/** Operation 18, GET /v1/storefronts/{storefrontId}/products/{productId}. */
+export async function getProduct(
+  ctx: ServiceContext,
+  storefrontId: string,
+  productId: string,
+): Promise<{ product: ProductDto }> {
+  const actor = requireActor(ctx);
+  await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
+  return { product: toProductDto(await findProduct(ctx.db, actor.accountId, storefrontId, productId)) };
+}
+
+/**
+ * Operation 18, PATCH a product: every field changeable (spec, Product); omitted fields untouched, null clears
+ * an optional field. `salePrice` must stay below `price` after the change. A new `imageUrl` sets
+ * `imageProcessingPending` and is fetched in the background.
+ */
+export async function updateProduct(
+  ctx: ServiceContext,
+  storefrontId: string,
+  productId: string,
+  input: UpdateProductInput,
+): Promise<{ product: ProductDto }> {
+  const actor = requireActor(ctx);
+  const row = await inTransaction(ctx.db, async (db) => {
+    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    const current = await findProduct(db, actor.accountId, storefrontId, productId, true);
+    const price = input.price ?? current.price;
+    const salePrice = input.salePrice === undefined ? current.salePrice : input.salePrice;
+    if (salePrice !== null && salePrice >= price) {
+      const param = input.salePrice !== undefined ? "salePrice" : "price";
+      throw new AppError("invalid_request", {
+        param,
+        detail: `${param}: salePrice (${salePrice}) must be below price (${price}).`,
+      });
+    }
+    const set: Partial<typeof products.$inferInsert> = { updatedAt: ctx.now() };
+    for (const [key, value] of Object.entries(input)) {
+      if (value !== undefined) (set as Record<string, unknown>)[key] = value;
+    }
+    if (input.imageUrl !== undefined && input.imageUrl !== current.imageUrl) {
+      set.imageProcessingPending = input.imageUrl !== null;
+    }
+    const [updated] = await db.update(products).set(set).where(eq(products.id, current.id)).returning();
+    if (!updated) throw new AppError("product_not_found", { param: "productId" });
+    return updated;
+  });
+  if (input.imageUrl !== undefined) scheduleImageProcessing(ctx, [row]);
+  return { product: toProductDto(row) };
+}
+
+/** Operation 18, DELETE a product: removed for good; the plan's product count goes down by one. */
+export async function deleteProduct(
+  ctx: ServiceContext,
+  storefrontId: string,
+  productId: string,
+): Promise<{ id: string; deleted: true }> {
+  const actor = requireActor(ctx);
+  return inTransaction(ctx.db, async (db) => {
+    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    const deleted = await db
+      .delete(products)
+      .where(
+        and(
+          eq(products.id, productId),
+          eq(products.storefrontId, storefrontId),
+          eq(products.accountId, actor.accountId),
+        ),
+      )
+      .returning({ id: products.id });
+    if (deleted.length === 0) throw new AppError("product_not_found", { param: "productId" });
+    await db
+      .update(accounts)
+      .set({ productCount: sql`greatest(${accounts.productCount} - 1, 0)` })
+      .where(eq(accounts.id, actor.accountId));
+    return { id: productId, deleted: true as const };
+  });
+}

@@ -1,0 +1,41 @@
+import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { accounts } from "@/server/accounts/tables";
+import { storefronts } from "@/server/storefronts/tables";
+
+/** Products of a storefront (spec, Product). Money is numeric in the database, a JSON number outside. */
+export const products = pgTable(
+  "products",
+  {
+    id: text("id").primaryKey(),
+    storefrontId: text("storefront_id")
+      .notNull()
+      .references(() => storefronts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    title: text("title").notNull(),
+    price: numeric("price", { precision: 14, scale: 4, mode: "number" }).notNull(),
+    description: text("description"),
+    salePrice: numeric("sale_price", { precision: 14, scale: 4, mode: "number" }),
+    category: text("category"),
+    subcategory: text("subcategory"),
+    imageUrl: text("image_url"),
+    thumbnailUrl: text("thumbnail_url"),
+    sku: text("sku"),
+    slug: text("slug"),
+    position: integer("position"),
+    cartProduct: boolean("cart_product"),
+    hide: boolean("hide"),
+    stock: integer("stock"),
+    tags: jsonb("tags").$type<string[] | null>(),
+    extraProductsCategory: jsonb("extra_products_category"),
+    imageProcessingPending: boolean("image_processing_pending").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [
+    index("products_storefront_idx").on(t.storefrontId, t.id),
+    index("products_account_idx").on(t.accountId),
+    index("products_image_pending_idx").on(t.imageProcessingPending),
+  ],
+);

@@ -1,0 +1,35 @@
+import { mkdirSync } from "node:fs";
+import { publishAdminChannel, setCurrentAdminChannel } from "@/server/cli/admin-channel";
+import { databaseKind, dbReady } from "@/server/db/client";
+import { env, isInngestConfigured } from "@/server/env";
+import { log } from "@/server/lib/log";
+
+/** Runs once per server process from instrumentation.ts. */
+export async function startServer(): Promise<void> {
+  const config = env();
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  await dbReady();
+  log("info", "database ready", { kind: databaseKind() });
+  if (databaseKind() === "pglite") {
+    setCurrentAdminChannel(publishAdminChannel(Number(process.env.PORT ?? config.PORT)));
+  }
+  if (!config.SMTP_URL)
+    log("warn", "SMTP_URL is not set: mail is kept in the database and shown at /dev/mail");
+  if (config.UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS === "1") {
+    log(
+      "warn",
+      "UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS=1: webhook URLs may be http:// and loopback. Never in production.",
+    );
+  }
+  if (config.WORKER === "off") {
+    log("info", "WORKER=off: no background worker in this process");
+  } else if (isInngestConfigured()) {
+    const { startInngestDispatcher } = await import("@/server/webhooks/functions");
+    startInngestDispatcher();
+    log("info", "webhook deliveries and scheduled jobs run as Inngest functions at /api/inngest");
+  } else {
+    const { ensureDeliveryWorker } = await import("@/server/webhooks/worker");
+    const worker = ensureDeliveryWorker({ runJobs: true });
+    log("info", "in-process webhook worker started", { worker: worker.id });
+  }
+}

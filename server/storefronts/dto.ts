@@ -1,0 +1,134 @@
+import { env } from "@/server/env";
+import type { DAYS, StorefrontDto } from "./schema";
+import type { storefronts } from "./tables";
+
+export type StorefrontRow = typeof storefronts.$inferSelect;
+
+/** How nested objects are stored (jsonb): the validated input, with `{preset}` themes already resolved. */
+type ImageRef = string | { fileId: string } | null | undefined;
+type StoredBranding = {
+  logoUrl?: ImageRef;
+  backgroundUrl?: ImageRef;
+  theme?: { primary?: string | null; secondary?: string | null; tertiary?: string | null } | null;
+  font?: string | null;
+};
+type StoredDay = { open?: string | null; close?: string | null; closed?: boolean | null } | null;
+type StoredDelivery = {
+  enabled?: boolean;
+  type?: "fixed" | "distance" | null;
+  fixedPrice?: number | null;
+  ranges?: Array<{ fromKm: number; toKm?: number | null; price: number }> | null;
+};
+type StoredBiography = "auto" | { title: string; description: string } | null;
+type StoredCategory = { name: string; position?: number | null };
+
+/**
+ * Image references that are not a URL yet answer null: `{fileId}` (no file store is wired to this service
+ * yet) and `"auto"` (no background generator yet). The reference is kept as sent, so the URL appears once
+ * either exists, without the client sending it again. docs/api.md, "Images".
+ */
+function imageUrlOf(value: ImageRef): string | null {
+  return typeof value === "string" && value !== "auto" ? value : null;
+}
+
+/** `biography: "auto"` answers a short deterministic text in the storefront's language, kept in sync with the name. */
+export function autoBiography(
+  name: string,
+  language: string,
+  businessType: string | null,
+): { title: string; description: string } {
+  const kind = businessType ? ` (${businessType})` : "";
+  if (language === "en")
+    return { title: name, description: `Welcome to ${name}${kind}. Browse our catalog and order online.` };
+  if (language === "pt")
+    return {
+      title: name,
+      description: `Bem-vindo a ${name}${kind}. Veja nosso catálogo e faça seu pedido online.`,
+    };
+  return {
+    title: name,
+    description: `Bienvenido a ${name}${kind}. Mira nuestro catálogo y haz tu pedido en línea.`,
+  };
+}
+
+function toBrandingDto(value: StoredBranding | null): StorefrontDto["branding"] {
+  if (!value) return null;
+  const theme = value.theme
+    ? {
+        primary: value.theme.primary ?? null,
+        secondary: value.theme.secondary ?? null,
+        tertiary: value.theme.tertiary ?? null,
+      }
+    : null;
+  return {
+    logoUrl: imageUrlOf(value.logoUrl),
+    backgroundUrl: imageUrlOf(value.backgroundUrl),
+    theme,
+    font: value.font ?? null,
+  };
+}
+
+function toScheduleDto(value: Record<string, StoredDay> | null): StorefrontDto["schedule"] {
+  if (!value) return null;
+  const day = (name: (typeof DAYS)[number]) => {
+    const stored = value[name];
+    return stored
+      ? { open: stored.open ?? null, close: stored.close ?? null, closed: stored.closed ?? null }
+      : null;
+  };
+  return {
+    monday: day("monday"),
+    tuesday: day("tuesday"),
+    wednesday: day("wednesday"),
+    thursday: day("thursday"),
+    friday: day("friday"),
+    saturday: day("saturday"),
+    sunday: day("sunday"),
+  };
+}
+
+function toDeliveryDto(value: StoredDelivery | null): StorefrontDto["delivery"] {
+  if (!value) return null;
+  return {
+    enabled: value.enabled ?? false,
+    type: value.type ?? null,
+    fixedPrice: value.fixedPrice ?? null,
+    ranges: value.ranges
+      ? value.ranges.map((range) => ({ fromKm: range.fromKm, toKm: range.toKm ?? null, price: range.price }))
+      : null,
+  };
+}
+
+export function publicUrlOf(row: Pick<StorefrontRow, "published" | "slug">): string | null {
+  return row.published && row.slug ? `${env().APP_URL}/s/${row.slug}` : null;
+}
+
+/** The one mapping from a row to the spec's Storefront object: every key present, null where unset. */
+export function toStorefrontDto(row: StorefrontRow): StorefrontDto {
+  const biography = row.biography as StoredBiography;
+  const categories = row.categories as StoredCategory[] | null;
+  return {
+    id: row.id,
+    name: row.name,
+    language: row.language as StorefrontDto["language"],
+    currency: row.currency,
+    businessType: row.businessType,
+    branding: toBrandingDto(row.branding as StoredBranding | null),
+    schedule: toScheduleDto(row.schedule as Record<string, StoredDay> | null),
+    delivery: toDeliveryDto(row.delivery as StoredDelivery | null),
+    pickup: row.pickup,
+    dineIn: row.dineIn,
+    whatsapp: row.whatsapp,
+    biography:
+      biography === "auto" ? autoBiography(row.name, row.language, row.businessType) : (biography ?? null),
+    categories: categories
+      ? categories.map((category) => ({ name: category.name, position: category.position ?? null }))
+      : null,
+    slug: row.slug,
+    hidden: row.hidden,
+    published: row.published,
+    _links: { editUrl: `${env().APP_URL}/dashboard/storefronts/${row.id}`, publicUrl: publicUrlOf(row) },
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,146 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import { defineRoute } from "@/server/http/route";
+import { ListQuery } from "@/server/lib/pagination";
+import {
+  CreateStorefrontInput,
+  CreateStorefrontResponse,
+  DeletedResponse,
+  StorefrontList,
+  StorefrontParams,
+  StorefrontResponse,
+  UpdateStorefrontInput,
+} from "./schema";
+import {
+  createStorefront,
+  deleteStorefront,
+  getStorefront,
+  listStorefronts,
+  publishStorefront,
+  unpublishStorefront,
+  updateStorefront,
+} from "./service";
+
+const COMMON_ERRORS = [401, 403, 429, 500, 503];
+
+/** Operations 4-6, 14-16 of decisions.md. Each handler calls one service function. */
+export const storefrontRoutes = [
+  defineRoute({
+    operationId: "createStorefront",
+    method: "POST",
+    path: "/v1/storefronts",
+    summary:
+      "Create a storefront, with `whatsapp` and an optional `products` manifest (max 100). Products past the plan's limit are rejected one by one (207).",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    body: CreateStorefrontInput,
+    responses: {
+      201: { description: "Storefront and every product created", schema: CreateStorefrontResponse },
+      207: {
+        description: "Storefront created; some products were over the plan limit (`rejected`)",
+        schema: CreateStorefrontResponse,
+      },
+    },
+    errors: [400, 402, 409, 413, ...COMMON_ERRORS],
+    handler: async (ctx, { body }) => {
+      const result = await createStorefront(ctx, body);
+      return { status: result.rejected ? 207 : 201, body: result };
+    },
+  }),
+  defineRoute({
+    operationId: "listStorefronts",
+    method: "GET",
+    path: "/v1/storefronts",
+    summary: "The account's storefronts, ordered by id (`limit` 1-100, default 20; `cursor`).",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    query: ListQuery,
+    responses: { 200: { description: "A page of storefronts", schema: StorefrontList } },
+    errors: [400, ...COMMON_ERRORS],
+    handler: async (ctx, { query }) => ({ status: 200, body: await listStorefronts(ctx, query) }),
+  }),
+  defineRoute({
+    operationId: "getStorefront",
+    method: "GET",
+    path: "/v1/storefronts/{storefrontId}",
+    summary: "One storefront.",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.catalogRead],
+    params: StorefrontParams,
+    responses: { 200: { description: "The storefront", schema: StorefrontResponse } },
+    errors: [404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await getStorefront(ctx, params.storefrontId),
+    }),
+  }),
+  defineRoute({
+    operationId: "updateStorefront",
+    method: "PATCH",
+    path: "/v1/storefronts/{storefrontId}",
+    summary:
+      "Deep-merge a change into a storefront; arrays replace. `whatsapp` and `products` are rejected. `If-Match: <updatedAt>` guards against lost updates (409).",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: StorefrontParams,
+    body: UpdateStorefrontInput,
+    responses: { 200: { description: "The updated storefront", schema: StorefrontResponse } },
+    errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
+    handler: async (ctx, { params, body, headers }) => ({
+      status: 200,
+      body: await updateStorefront(ctx, params.storefrontId, body, headers.get("if-match")),
+    }),
+  }),
+  defineRoute({
+    operationId: "deleteStorefront",
+    method: "DELETE",
+    path: "/v1/storefronts/{storefrontId}",
+    summary: "Delete a storefront (later calls on it answer 410 `storefront_deleted`).",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.catalogWrite],
+    params: StorefrontParams,
+    responses: { 200: { description: "Deleted", schema: DeletedResponse } },
+    errors: [404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await deleteStorefront(ctx, params.storefrontId),
+    }),
+  }),
+  defineRoute({
+    operationId: "publishStorefront",
+    method: "POST",
+    path: "/v1/storefronts/{storefrontId}/publish",
+    summary:
+      "Publish a storefront: needs a verified account on a plan that can publish. Assigns a slug from the name if none is set.",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.storefrontPublish],
+    params: StorefrontParams,
+    responses: { 200: { description: "The published storefront", schema: StorefrontResponse } },
+    errors: [402, 404, 409, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await publishStorefront(ctx, params.storefrontId),
+    }),
+  }),
+  defineRoute({
+    operationId: "unpublishStorefront",
+    method: "POST",
+    path: "/v1/storefronts/{storefrontId}/unpublish",
+    summary: "Unpublish a storefront (its slug is kept).",
+    tags: ["storefronts"],
+    auth: "key",
+    scopes: [SCOPES.storefrontPublish],
+    params: StorefrontParams,
+    responses: { 200: { description: "The unpublished storefront", schema: StorefrontResponse } },
+    errors: [404, 410, ...COMMON_ERRORS],
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await unpublishStorefront(ctx, params.storefrontId),
+    }),
+  }),
+];

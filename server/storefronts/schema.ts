@@ -1,0 +1,302 @@
+import { z } from "zod";
+import { ProductDto, ProductManifest, RejectedProduct } from "@/server/products/schema";
+import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
+import { amount, httpUrl, safeText } from "./fields";
+
+export const StorefrontLanguage = z.enum(["es", "en", "pt"]);
+export const Currency = z
+  .enum(CURRENCY_CODES)
+  .meta({ description: "ISO 4217 code (the spec's exact list)." });
+export const BusinessType = z.enum(BUSINESS_TYPES);
+
+/**
+ * Theme presets: `{preset}` is resolved to its three colours when written, so a stored theme is always the
+ * `{primary, secondary, tertiary}` triple the response shows. An unknown preset is a 400.
+ */
+export const THEME_PRESETS = {
+  classic: { primary: "#1f2937", secondary: "#f9fafb", tertiary: "#2563eb" },
+  ocean: { primary: "#0e7490", secondary: "#ecfeff", tertiary: "#f59e0b" },
+  forest: { primary: "#166534", secondary: "#f0fdf4", tertiary: "#ca8a04" },
+  sunset: { primary: "#c2410c", secondary: "#fff7ed", tertiary: "#7c3aed" },
+  midnight: { primary: "#111827", secondary: "#1f2937", tertiary: "#f472b6" },
+  coral: { primary: "#be123c", secondary: "#fff1f2", tertiary: "#0f766e" },
+} as const;
+export type ThemePreset = keyof typeof THEME_PRESETS;
+const PRESET_NAMES = Object.keys(THEME_PRESETS) as [ThemePreset, ...ThemePreset[]];
+
+/** `HH:MM`, 00:00-23:59; `24:00` is accepted as "until midnight". Spec pattern `^\d{2}:\d{2}$`. */
+const Time = z
+  .string()
+  .regex(/^\d{2}:\d{2}$/, { error: "must be HH:MM" })
+  .refine((value) => /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/.test(value), {
+    error: "must be a time of day, 00:00-23:59 (or 24:00)",
+  });
+
+const FileRef = z.strictObject({
+  fileId: safeText({ min: 1, max: 200 }),
+});
+
+export const LogoUrlInput = z
+  .union([httpUrl(), FileRef], { error: "must be an http(s) URL, {fileId} or null" })
+  .nullable();
+export const BackgroundUrlInput = z
+  .union([z.literal("auto"), httpUrl(), FileRef], {
+    error: 'must be an http(s) URL, {fileId}, "auto" or null',
+  })
+  .nullable();
+
+export const ThemeInput = z
+  .union(
+    [
+      z.strictObject({ primary: safeText(), secondary: safeText(), tertiary: safeText() }),
+      z.strictObject({ preset: z.enum(PRESET_NAMES) }),
+    ],
+    {
+      error: `must be {primary, secondary, tertiary} or {preset} with a preset of: ${PRESET_NAMES.join(", ")}`,
+    },
+  )
+  .nullable();
+
+export const BrandingInput = z
+  .strictObject({
+    logoUrl: LogoUrlInput.optional(),
+    backgroundUrl: BackgroundUrlInput.optional(),
+    theme: ThemeInput.optional(),
+    font: safeText().nullable().optional(),
+  })
+  .nullable();
+
+const ScheduleDayInput = z
+  .strictObject({
+    open: Time.nullable().optional(),
+    close: Time.nullable().optional(),
+    closed: z.boolean().nullable().optional(),
+  })
+  .nullable();
+
+export const DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
+export type Day = (typeof DAYS)[number];
+
+export const ScheduleInput = z
+  .strictObject({
+    monday: ScheduleDayInput.optional(),
+    tuesday: ScheduleDayInput.optional(),
+    wednesday: ScheduleDayInput.optional(),
+    thursday: ScheduleDayInput.optional(),
+    friday: ScheduleDayInput.optional(),
+    saturday: ScheduleDayInput.optional(),
+    sunday: ScheduleDayInput.optional(),
+  })
+  .nullable();
+
+const DeliveryRangeInput = z.strictObject({
+  fromKm: z.number().min(0),
+  toKm: z.number().min(0).nullable().meta({ description: "null: no upper bound (only the last range)." }),
+  price: amount(),
+});
+
+/**
+ * Delivery ranges must not overlap (spec, Errors rule 4): sorted by `fromKm`, each range starts at or after
+ * the end of the previous one (`[0, 5]` then `[5, 10]` touch, they do not overlap). `toKm` must be above
+ * `fromKm`; an open-ended range (`toKm: null`) can only be the last one.
+ */
+export const DeliveryInput = z
+  .strictObject({
+    enabled: z.boolean(),
+    type: z.enum(["fixed", "distance"]).nullable().optional(),
+    fixedPrice: amount().nullable().optional(),
+    ranges: z.array(DeliveryRangeInput).nullable().optional(),
+  })
+  .superRefine((value, ctx) => {
+    const ranges = value.ranges ?? [];
+    for (const [index, range] of ranges.entries()) {
+      if (range.toKm !== null && range.toKm <= range.fromKm) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["ranges", index, "toKm"],
+          message: "must be greater than fromKm",
+        });
+        return;
+      }
+    }
+    const order = ranges
+      .map((range, index) => ({ range, index }))
+      .sort((a, b) => a.range.fromKm - b.range.fromKm);
+    for (let i = 1; i < order.length; i++) {
+      const previous = order[i - 1];
+      const current = order[i];
+      if (!previous || !current) continue;
+      const end = previous.range.toKm;
+      if (end === null || current.range.fromKm < end) {
+        const later = Math.max(previous.index, current.index);
+        ctx.addIssue({
+          code: "custom",
+          path: ["ranges", later, "fromKm"],
+          message: `overlaps ranges[${Math.min(previous.index, current.index)}]`,
+        });
+        return;
+      }
+    }
+  })
+  .nullable();
+
+export const BiographyInput = z
+  .union([z.literal("auto"), z.strictObject({ title: safeText(), description: safeText() })], {
+    error: 'must be {title, description}, "auto" or null',
+  })
+  .nullable();
+
+export const BlocksInput = z
+  .union([z.literal("auto"), z.array(z.unknown())], { error: 'must be an array, "auto" or null' })
+  .nullable();
+
+export const CategoriesInput = z
+  .array(z.strictObject({ name: safeText({ min: 1 }), position: z.int().nullable().optional() }))
+  .nullable();
+
+/** An extension beyond the spec's input shape: a merchant may choose the public slug (else publish makes one). */
+export const SlugInput = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { error: "must be lowercase letters, digits and single hyphens" })
+  .nullable();
+
+export const WhatsappInput = z
+  .string()
+  .regex(/^\+[1-9]\d{7,14}$/, { error: "must be an E.164 number, e.g. +5215512345678" })
+  .nullable();
+
+/** The editable fields (spec, Storefront input shapes), every one optional. */
+const editableFields = {
+  name: safeText({ min: 1, max: 100 }).optional(),
+  language: StorefrontLanguage.optional(),
+  currency: Currency.optional(),
+  businessType: BusinessType.nullable().optional(),
+  branding: BrandingInput.optional(),
+  schedule: ScheduleInput.optional(),
+  delivery: DeliveryInput.optional(),
+  pickup: z.boolean().nullable().optional(),
+  dineIn: z.boolean().nullable().optional(),
+  hidden: z.boolean().nullable().optional().meta({ description: "null is stored as false." }),
+  biography: BiographyInput.optional(),
+  blocks: BlocksInput.optional(),
+  categories: CategoriesInput.optional(),
+  slug: SlugInput.optional(),
+};
+
+/** POST /v1/storefronts (decisions.md, Bodies): the input shape plus `whatsapp` and a `products` manifest. */
+export const CreateStorefrontInput = z
+  .strictObject({
+    ...editableFields,
+    name: safeText({ min: 1, max: 100 }),
+    currency: Currency,
+    language: StorefrontLanguage.optional().meta({ description: "Defaults to the account's language." }),
+    whatsapp: WhatsappInput.optional(),
+    products: z.array(ProductManifest).max(100).nullable().optional(),
+  })
+  .meta({ id: "CreateStorefrontInput" });
+export type CreateStorefrontInput = z.infer<typeof CreateStorefrontInput>;
+
+/**
+ * PATCH /v1/storefronts/{storefrontId} (spec, PATCH rules 1-4). `whatsapp` and `products` come first so a
+ * body that carries them is answered about them, and nothing of that body is written.
+ */
+export const UpdateStorefrontInput = z
+  .strictObject({
+    whatsapp: z
+      .never({ error: "whatsapp is set when the storefront is created and cannot be changed with PATCH" })
+      .optional()
+      .meta({
+        description: "Rejected (400 `invalid_request`, even null): set at creation only. Nothing is written.",
+      }),
+    products: z
+      .never({ error: "products cannot be sent in a storefront PATCH; use POST .../products" })
+      .optional()
+      .meta({ description: "Rejected (400 `invalid_request`): use the product endpoints." }),
+    ...editableFields,
+  })
+  .meta({ id: "UpdateStorefrontInput" });
+export type UpdateStorefrontInput = z.infer<typeof UpdateStorefrontInput>;
+
+export const StorefrontParams = z.strictObject({ storefrontId: z.string() });
+
+// ---- Response objects (spec, Storefront): every key present, null where unset.
+
+const ScheduleDayDto = z
+  .object({ open: z.string().nullable(), close: z.string().nullable(), closed: z.boolean().nullable() })
+  .nullable();
+
+export const StorefrontDto = z
+  .object({
+    id: z.string().meta({ description: "Prefix `stf_`." }),
+    name: z.string(),
+    language: StorefrontLanguage,
+    currency: z.string(),
+    businessType: z.string().nullable(),
+    branding: z
+      .object({
+        logoUrl: z.string().nullable(),
+        backgroundUrl: z.string().nullable(),
+        theme: z
+          .object({
+            primary: z.string().nullable(),
+            secondary: z.string().nullable(),
+            tertiary: z.string().nullable(),
+          })
+          .nullable(),
+        font: z.string().nullable(),
+      })
+      .nullable(),
+    schedule: z
+      .object({
+        monday: ScheduleDayDto,
+        tuesday: ScheduleDayDto,
+        wednesday: ScheduleDayDto,
+        thursday: ScheduleDayDto,
+        friday: ScheduleDayDto,
+        saturday: ScheduleDayDto,
+        sunday: ScheduleDayDto,
+      })
+      .nullable(),
+    delivery: z
+      .object({
+        enabled: z.boolean(),
+        type: z.enum(["fixed", "distance"]).nullable(),
+        fixedPrice: z.number().nullable(),
+        ranges: z
+          .array(z.object({ fromKm: z.number(), toKm: z.number().nullable(), price: z.number() }))
+          .nullable(),
+      })
+      .nullable(),
+    pickup: z.boolean().nullable(),
+    dineIn: z.boolean().nullable(),
+    whatsapp: z.string().nullable(),
+    biography: z.object({ title: z.string(), description: z.string() }).nullable(),
+    categories: z.array(z.object({ name: z.string(), position: z.number().int().nullable() })).nullable(),
+    slug: z.string().nullable(),
+    hidden: z.boolean().nullable(),
+    published: z.boolean().nullable(),
+    _links: z.object({ editUrl: z.string().nullable(), publicUrl: z.string().nullable() }),
+    createdAt: z.string().nullable(),
+    updatedAt: z.string().nullable(),
+  })
+  .meta({ id: "Storefront" });
+export type StorefrontDto = z.infer<typeof StorefrontDto>;
+
+export const StorefrontResponse = z.object({ storefront: StorefrontDto }).meta({ id: "StorefrontResponse" });
+
+export const CreateStorefrontResponse = z
+  .object({
+    storefront: StorefrontDto,
+    products: z.array(ProductDto),
+    rejected: z.array(RejectedProduct).optional().meta({ description: "Present on 207 only." }),
+  })
+  .meta({ id: "CreateStorefrontResponse" });
+
+export const StorefrontList = z
+  .object({ data: z.array(StorefrontDto), nextCursor: z.string().nullable() })
+  .meta({ id: "StorefrontList" });
+
+export const DeletedResponse = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: "DeletedResponse" });

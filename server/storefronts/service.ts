@@ -1,0 +1,409 @@
+import { and, asc, count, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
+import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
+import { accounts } from "@/server/accounts/tables";
+import { requireActor, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { inTransaction, pgErrorCode } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
+import type { ProductDto, RejectedProduct } from "@/server/products/schema";
+import { insertProductsWithinLimit } from "@/server/products/service";
+import { products } from "@/server/products/tables";
+import { type StorefrontRow, toStorefrontDto } from "./dto";
+import {
+  type CreateStorefrontInput,
+  DAYS,
+  type StorefrontDto,
+  THEME_PRESETS,
+  type UpdateStorefrontInput,
+} from "./schema";
+import { storefronts } from "./tables";
+
+type BrandingInput = NonNullable<CreateStorefrontInput["branding"]>;
+
+/** `{preset}` becomes its three colours, so stored themes are always the response's triple. */
+function normalizeBranding(branding: BrandingInput): Record<string, unknown> {
+  const { theme, ...rest } = branding;
+  if (theme === undefined) return rest;
+  if (theme === null) return { ...rest, theme: null };
+  return { ...rest, theme: "preset" in theme ? { ...THEME_PRESETS[theme.preset] } : theme };
+}
+
+function slugTaken(): AppError {
+  return new AppError("slug_taken", { param: "slug" });
+}
+
+/** The storefront of the caller's account, or 404 (another account's is 404 too, never 403); 410 once deleted. */
+export async function findStorefront(
+  db: Db,
+  accountId: string,
+  storefrontId: string,
+): Promise<StorefrontRow> {
+  const [row] = await db
+    .select()
+    .from(storefronts)
+    .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, accountId)))
+    .limit(1);
+  if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
+  if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
+  return row;
+}
+
+/**
+ * Operation 4, POST /v1/storefronts (decisions.md, Bodies and Plans). Created unpublished and not hidden.
+ * The account row is locked first, so the storefront limit of the plan (FREE_NEW 1, FREE_OLD 3, PRO 10;
+ * 402 `plan_max_storefronts_reached`) holds under concurrent creates. Manifest products past the plan's
+ * product limit are not created: they come back in `rejected` (the adapter answers 207).
+ */
+export async function createStorefront(
+  ctx: ServiceContext,
+  input: CreateStorefrontInput,
+): Promise<{ storefront: StorefrontDto; products: ProductDto[]; rejected?: RejectedProduct[] }> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  try {
+    return await inTransaction(ctx.db, async (db) => {
+      const [account] = await db
+        .select({ plan: accounts.plan, language: accounts.language })
+        .from(accounts)
+        .where(eq(accounts.id, actor.accountId))
+        .for("no key update");
+      if (!account) throw new AppError("user_not_found");
+      const [live] = await db
+        .select({ n: count() })
+        .from(storefronts)
+        .where(and(eq(storefronts.accountId, actor.accountId), isNull(storefronts.deletedAt)));
+      const limit = PLAN_LIMITS[account.plan].storefronts;
+      if ((live?.n ?? 0) >= limit) {
+        throw new AppError("plan_max_storefronts_reached", {
+          upgrade: upgradeFor(account.plan),
+          detail: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+        });
+      }
+      const [row] = await db
+        .insert(storefronts)
+        .values({
+          id: newId("stf"),
+          accountId: actor.accountId,
+          name: input.name,
+          language: input.language ?? account.language,
+          currency: input.currency,
+          businessType: input.businessType ?? null,
+          branding: input.branding ? normalizeBranding(input.branding) : null,
+          schedule: input.schedule ?? null,
+          delivery: input.delivery ?? null,
+          pickup: input.pickup ?? null,
+          dineIn: input.dineIn ?? null,
+          whatsapp: input.whatsapp ?? null,
+          biography: input.biography ?? null,
+          blocks: input.blocks ?? null,
+          categories: input.categories ?? null,
+          slug: input.slug ?? null,
+          hidden: input.hidden ?? false,
+          published: false,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      if (!row) throw new Error("storefront insert returned no row");
+      const created =
+        input.products && input.products.length > 0
+          ? await insertProductsWithinLimit(ctx, db, {
+              accountId: actor.accountId,
+              storefrontId: row.id,
+              manifests: input.products,
+              path: "products",
+            })
+          : { products: [] };
+      return { storefront: toStorefrontDto(row), ...created };
+    });
+  } catch (error) {
+    if (pgErrorCode(error) === "23505") throw slugTaken();
+    throw error;
+  }
+}
+
+/** Operation 5, GET /v1/storefronts/{storefrontId}. */
+export async function getStorefront(
+  ctx: ServiceContext,
+  storefrontId: string,
+): Promise<{ storefront: StorefrontDto }> {
+  const actor = requireActor(ctx);
+  return { storefront: toStorefrontDto(await findStorefront(ctx.db, actor.accountId, storefrontId)) };
+}
+
+/** Operation 14, GET /v1/storefronts: the account's live storefronts, ordered by id, cursor pagination. */
+export async function listStorefronts(
+  ctx: ServiceContext,
+  query: ListQuery,
+): Promise<{ data: StorefrontDto[]; nextCursor: string | null }> {
+  const actor = requireActor(ctx);
+  const after = decodeCursor(query.cursor, "stf");
+  const rows = await ctx.db
+    .select()
+    .from(storefronts)
+    .where(
+      and(
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+        after ? gt(storefronts.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(storefronts.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, toStorefrontDto);
+}
+
+function jsonParam(value: unknown): SQL {
+  // `::text::jsonb`: the parameter is plain text on both drivers, never re-serialized by a jsonb serializer.
+  return sql`${JSON.stringify(value)}::text::jsonb`;
+}
+
+/**
+ * The SET clause of a PATCH, merged IN the UPDATE statement (spec, PATCH rules 1-2): nested objects deep-merge
+ * (`branding` and `delivery` key by key, `schedule` day by day and then key by key), arrays and scalars
+ * replace. Computing the merge in SQL makes concurrent PATCHes compose: PostgreSQL re-evaluates the expression
+ * on the newest row version, so no update is lost and no row lock is held across a round trip to this process.
+ */
+function patchSet(input: UpdateStorefrontInput, now: Date): Record<string, unknown> {
+  const t = storefronts;
+  const set: Record<string, unknown> = {
+    // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
+    updatedAt: sql`greatest(${now.toISOString()}::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
+  };
+  const scalars = ["name", "language", "currency", "businessType", "pickup", "dineIn", "slug"] as const;
+  for (const key of scalars) if (input[key] !== undefined) set[key] = input[key];
+  if (input.hidden !== undefined) set.hidden = input.hidden ?? false;
+  if (input.biography !== undefined)
+    set.biography = input.biography === null ? null : jsonParam(input.biography);
+  if (input.blocks !== undefined) set.blocks = input.blocks === null ? null : jsonParam(input.blocks);
+  if (input.categories !== undefined)
+    set.categories = input.categories === null ? null : jsonParam(input.categories);
+  if (input.branding !== undefined) {
+    set.branding =
+      input.branding === null
+        ? null
+        : sql`coalesce(${t.branding}, '{}'::jsonb) || ${jsonParam(normalizeBranding(input.branding))}`;
+  }
+  if (input.delivery !== undefined) {
+    set.delivery =
+      input.delivery === null
+        ? null
+        : sql`coalesce(${t.delivery}, '{}'::jsonb) || ${jsonParam(input.delivery)}`;
+  }
+  if (input.schedule !== undefined) {
+    const schedule = input.schedule;
+    if (schedule === null) set.schedule = null;
+    else {
+      const days = DAYS.filter((day) => schedule[day] !== undefined).map((day) => {
+        const value = schedule[day];
+        const merged =
+          value === null
+            ? sql`'null'::jsonb`
+            : sql`(case when jsonb_typeof(${t.schedule} -> ${day}::text) = 'object'
+                   then (${t.schedule} -> ${day}::text) || ${jsonParam(value)} else ${jsonParam(value)} end)`;
+        return sql`${day}::text, ${merged}`;
+      });
+      set.schedule =
+        days.length === 0
+          ? sql`coalesce(${t.schedule}, '{}'::jsonb)`
+          : sql`coalesce(${t.schedule}, '{}'::jsonb) || jsonb_build_object(${sql.join(days, sql`, `)})`;
+    }
+  }
+  return set;
+}
+
+/** The `updatedAt` an If-Match header names: `*` or absent means no condition; unreadable never matches. */
+function parseIfMatch(header: string | null): Date | "any" | "never" {
+  if (header === null) return "any";
+  const value = header
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
+  if (value === "*") return "any";
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? "never" : new Date(time);
+}
+
+/**
+ * Operation 6, PATCH /v1/storefronts/{storefrontId} (spec, PATCH rules 1-4; decisions.md, Storefront
+ * lifecycle). The body was validated whole before this runs (a `whatsapp` or `products` key is a 400 and
+ * nothing is written). One UPDATE applies the deep merge, guarded by: the account, not deleted (else 410),
+ * `If-Match` equal to the current `updatedAt` (else 409 `storefront_conflict`), and a published storefront
+ * keeps a slug. When it changes no row, the row is read once to say which guard failed.
+ */
+export async function updateStorefront(
+  ctx: ServiceContext,
+  storefrontId: string,
+  input: UpdateStorefrontInput,
+  ifMatch: string | null = null,
+): Promise<{ storefront: StorefrontDto }> {
+  const actor = requireActor(ctx);
+  const expected = parseIfMatch(ifMatch);
+  const guards = [
+    eq(storefronts.id, storefrontId),
+    eq(storefronts.accountId, actor.accountId),
+    isNull(storefronts.deletedAt),
+  ];
+  if (expected === "never") guards.push(sql`false`);
+  else if (expected !== "any") guards.push(eq(storefronts.updatedAt, expected));
+  if (input.slug === null) guards.push(eq(storefronts.published, false));
+  let rows: StorefrontRow[];
+  try {
+    rows = await ctx.db
+      .update(storefronts)
+      .set(patchSet(input, ctx.now()))
+      .where(and(...guards))
+      .returning();
+  } catch (error) {
+    if (pgErrorCode(error) === "23505") throw slugTaken();
+    throw error;
+  }
+  const [row] = rows;
+  if (row) return { storefront: toStorefrontDto(row) };
+
+  const current = await findStorefront(ctx.db, actor.accountId, storefrontId);
+  if (input.slug === null && current.published) {
+    throw new AppError("invalid_request", {
+      param: "slug",
+      detail: "slug: a published storefront keeps its slug; unpublish it first.",
+    });
+  }
+  throw new AppError("storefront_conflict", {
+    param: "If-Match",
+    detail: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+  });
+}
+
+/**
+ * Operation 15, DELETE /v1/storefronts/{storefrontId}: a soft delete; later calls on it answer 410
+ * `storefront_deleted`. Its products stop counting against the plan. The storefront row is locked FOR UPDATE
+ * first: product inserts hold a key-share lock on it, so in-flight creates finish (and are counted) first.
+ */
+export async function deleteStorefront(
+  ctx: ServiceContext,
+  storefrontId: string,
+): Promise<{ id: string; deleted: true }> {
+  const actor = requireActor(ctx);
+  const now = ctx.now();
+  return inTransaction(ctx.db, async (db) => {
+    const [row] = await db
+      .select({ id: storefronts.id, deletedAt: storefronts.deletedAt })
+      .from(storefronts)
+      .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, actor.accountId)))
+      .for("update");
+    if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
+    if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
+    await db
+      .update(storefronts)
+      .set({ deletedAt: now, published: false, updatedAt: now })
+      .where(eq(storefronts.id, storefrontId));
+    await db
+      .update(accounts)
+      .set({
+        productCount: sql`greatest(${accounts.productCount} - (select count(*) from ${products}
+          where ${products.storefrontId} = ${storefrontId})::int, 0)`,
+      })
+      .where(eq(accounts.id, actor.accountId));
+    return { id: storefrontId, deleted: true as const };
+  });
+}
+
+/** `Panadería Doña Ana` -> `panaderia-dona-ana`; never empty. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/g, "");
+  return slug || "store";
+}
+
+/** The first free `base`, `base-2`, `base-3`... among live storefronts. */
+async function freeSlug(db: Db, base: string): Promise<string> {
+  const taken = await db
+    .select({ slug: storefronts.slug })
+    .from(storefronts)
+    .where(
+      and(
+        isNull(storefronts.deletedAt),
+        sql`(${storefronts.slug} = ${base} or ${storefronts.slug} like ${`${base}-%`})`,
+      ),
+    );
+  const used = new Set(taken.map((r) => r.slug));
+  if (!used.has(base)) return base;
+  for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * Operation 16, POST /v1/storefronts/{storefrontId}/publish (decisions.md, Storefront lifecycle): needs a
+ * verified account (403 `email_not_verified`) on a plan that can publish (402 `plan_cannot_publish` with
+ * `upgrade`). Assigns a unique slug from the name when none is set. Publishing twice is a no-op.
+ */
+export async function publishStorefront(
+  ctx: ServiceContext,
+  storefrontId: string,
+): Promise<{ storefront: StorefrontDto }> {
+  const actor = requireActor(ctx);
+  const current = await findStorefront(ctx.db, actor.accountId, storefrontId);
+  const [account] = await ctx.db
+    .select({ plan: accounts.plan, status: accounts.status })
+    .from(accounts)
+    .where(eq(accounts.id, actor.accountId));
+  if (!account) throw new AppError("user_not_found");
+  if (account.status !== "verified") throw new AppError("email_not_verified");
+  if (!PLAN_LIMITS[account.plan].publishable) {
+    throw new AppError("plan_cannot_publish", { upgrade: upgradeFor(account.plan) });
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const slug = current.slug ?? (await freeSlug(ctx.db, slugify(current.name)));
+    try {
+      // A savepoint (or a transaction of its own): a slug taken meanwhile aborts only this attempt.
+      const row = await ctx.db.transaction(async (tx) => {
+        const [updated] = await (tx as unknown as Db)
+          .update(storefronts)
+          .set({ published: true, slug: sql`coalesce(${storefronts.slug}, ${slug})`, updatedAt: ctx.now() })
+          .where(
+            and(
+              eq(storefronts.id, storefrontId),
+              eq(storefronts.accountId, actor.accountId),
+              isNull(storefronts.deletedAt),
+            ),
+          )
+          .returning();
+        return updated;
+      });
+      if (!row) throw new AppError("storefront_deleted", { param: "storefrontId" });
+      return { storefront: toStorefrontDto(row) };
+    } catch (error) {
+      if (pgErrorCode(error) !== "23505" || current.slug) throw error;
+    }
+  }
+  throw slugTaken();
+}
+
+/** Operation 16, POST /v1/storefronts/{storefrontId}/unpublish: `published: false`; the slug is kept. */
+export async function unpublishStorefront(
+  ctx: ServiceContext,
+  storefrontId: string,
+): Promise<{ storefront: StorefrontDto }> {
+  const actor = requireActor(ctx);
+  const [row] = await ctx.db
+    .update(storefronts)
+    .set({ published: false, updatedAt: ctx.now() })
+    .where(
+      and(
+        eq(storefronts.id, storefrontId),
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .returning();
+  if (row) return { storefront: toStorefrontDto(row) };
+  await findStorefront(ctx.db, actor.accountId, storefrontId);
+  throw new AppError("storefront_not_found", { param: "storefrontId" });
+}

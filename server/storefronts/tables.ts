@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "@/server/accounts/tables";
+
+/** Storefronts. Nested objects are stored as JSON exactly as their DTO shapes (spec, Storefront). */
+export const storefronts = pgTable(
+  "storefronts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name").notNull(),
+    language: text("language").notNull(),
+    currency: text("currency").notNull(),
+    businessType: text("business_type"),
+    branding: jsonb("branding"),
+    schedule: jsonb("schedule"),
+    delivery: jsonb("delivery"),
+    pickup: boolean("pickup"),
+    dineIn: boolean("dine_in"),
+    whatsapp: text("whatsapp"),
+    biography: jsonb("biography"),
+    blocks: jsonb("blocks"),
+    categories: jsonb("categories"),
+    slug: text("slug"),
+    hidden: boolean("hidden").notNull().default(false),
+    published: boolean("published").notNull().default(false),
+    /** Last publicOrderId handed out for this storefront (orders number from 1 per storefront). */
+    orderCounter: integer("order_counter").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    index("storefronts_account_idx").on(t.accountId, t.id),
+    uniqueIndex("storefronts_slug_uq").on(t.slug).where(sql`slug is not null and deleted_at is null`),
+  ],
+);

@@ -1,0 +1,69 @@
+import { eq } from "drizzle-orm";
+import type { Plan } from "@/server/accounts/schema";
+import { VERIFIED_USER_SCOPES } from "@/server/accounts/scopes";
+import { accounts, apiKeys } from "@/server/accounts/tables";
+import { currentTerms } from "@/server/accounts/terms";
+import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
+import { dbReady } from "@/server/db/client";
+import { call } from "@/server/testing/api";
+import type { StorefrontDto } from "./schema";
+
+export type Merchant = { userId: string; userKey: string; email: string };
+
+/**
+ * A bootstrapped merchant through the real API. Its key's minute budget is raised (tests make more than 60
+ * calls a minute). `verified: true` marks the account verified and gives the key the post-verify scopes
+ * (storefront:publish), as verification does; `plan` sets the plan as the admin CLI does.
+ */
+export async function createMerchant(
+  options: { plan?: Plan; verified?: boolean; scopes?: string[] } = {},
+): Promise<Merchant> {
+  const developer = await createDeveloper();
+  const user = await bootstrapUser(developer.key);
+  const db = await dbReady();
+  await db.update(apiKeys).set({ rpm: 100_000 }).where(eq(apiKeys.accountId, user.userId));
+  if (options.verified) {
+    await db
+      .update(accounts)
+      // Verifying accepts the current terms of service (issue 5).
+      .set({
+        status: "verified",
+        verifiedAt: new Date(),
+        tosAcceptedVersion: currentTerms().version,
+      })
+      .where(eq(accounts.id, user.userId));
+    await db.update(apiKeys).set({ scopes: VERIFIED_USER_SCOPES }).where(eq(apiKeys.accountId, user.userId));
+  }
+  if (options.scopes)
+    await db.update(apiKeys).set({ scopes: options.scopes }).where(eq(apiKeys.accountId, user.userId));
+  if (options.plan) await db.update(accounts).set({ plan: options.plan }).where(eq(accounts.id, user.userId));
+  return user;
+}
+
+/** Sets the account's product counter directly, to test the plan limit without creating 2,000 rows. */
+export async function setProductCount(accountId: string, productCount: number): Promise<void> {
+  const db = await dbReady();
+  await db.update(accounts).set({ productCount }).where(eq(accounts.id, accountId));
+}
+
+export async function productCountOf(accountId: string): Promise<number> {
+  const db = await dbReady();
+  const [row] = await db
+    .select({ n: accounts.productCount })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  return row?.n ?? -1;
+}
+
+/** A storefront created through POST /v1/storefronts; `body` overrides the minimal valid input. */
+export async function createTestStorefront(
+  key: string,
+  body: Record<string, unknown> = {},
+): Promise<StorefrontDto> {
+  const result = await call<{ storefront: StorefrontDto }>("POST", "/v1/storefronts", {
+    key,
+    body: { name: "Panadería Doña Ana", language: "es", currency: "MXN", ...body },
+  });
+  if (result.status !== 201) throw new Error(`storefront create failed: ${result.status} ${result.text}`);
+  return result.body.storefront;
+}

@@ -1,0 +1,211 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import type { Actor } from "@/server/context";
+import { type Db, queryRows } from "@/server/db/client";
+import { newId } from "@/server/lib/ids";
+import { firstAttemptAt } from "./delivery";
+import {
+  API_VERSION,
+  EVENT_DATA_SCHEMAS,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+  isOrderEvent,
+} from "./schema";
+import { webhookDeliveries, webhookEvents } from "./tables";
+import { DELIVERY_CHANNEL } from "./wake";
+
+/**
+ * Events enter through the transactional outbox (issue 4, item 3): `emitEvent` runs INSIDE the transaction of
+ * the domain change and writes the event row (with the exact envelope bytes) and one delivery row per matching
+ * enabled endpoint. Either everything commits with the change or nothing does; delivery happens afterwards.
+ */
+
+export type EmitEventInput<T extends EventType = EventType> = {
+  type: T;
+  /** The event's `data`, checked against the spec's shape for `type` (unknown keys are dropped). */
+  data: EventData<T>;
+  /**
+   * The account the event is about: the user for `user.*`, the storefront's owner for `order.*`. Decides who
+   * receives it (decisions.md, Webhooks).
+   */
+  accountId: string;
+};
+
+export type EmittedEvent = {
+  /** The envelope's `eventId` (UUID v4), the receivers' dedupe key. */
+  eventId: string;
+  /** Internal `evt_` id of the outbox row. */
+  eventRowId: string;
+  /** One per matching enabled endpoint; empty when nobody listens. */
+  deliveryIds: string[];
+};
+
+/**
+ * Records an event and its deliveries in the caller's transaction. Call it with the transaction that makes
+ * the change (`tx`), then `ctx.afterCommit(wakeDeliveries)`: a NOTIFY sent here also wakes every listening
+ * worker at commit, and the poll interval catches anything else.
+ *
+ * Who receives it (decisions.md, Webhooks; spec, Events): only ENABLED endpoints whose `subscribedEvents`
+ * contain `type` (a paused endpoint gets no delivery row at all), and
+ * - `order.*`: merchant endpoints of `accountId` (the storefront's owner), and developer endpoints of the
+ *   developer account whose key bootstrapped `accountId`, while that key is not revoked;
+ * - `user.*`: developer endpoints of the developer account whose key bootstrapped `accountId` (revoked or not,
+ *   so `user.cancelled` with reason `key_revoked` still arrives).
+ *
+ * ```ts
+ * await db.transaction(async (tx) => {
+ *   const [order] = await tx.insert(orders).values(...).returning();
+ *   await emitEvent(tx, { type: "order.created", data: toOrderEventData(order), accountId: order.accountId }, now);
+ * });
+ * ctx.afterCommit(wakeDeliveries);
+ * ```
+ */
+export async function emitEvent<T extends EventType>(
+  db: Db,
+  input: EmitEventInput<T>,
+  now: Date,
+): Promise<EmittedEvent> {
+  const data = EVENT_DATA_SCHEMAS[input.type].parse(input.data) as Record<string, unknown>;
+  const endpointIds = await matchingEndpoints(db, input.type, input.accountId);
+  return writeEvent(
+    db,
+    { type: input.type, data, accountId: input.accountId, isTest: false },
+    endpointIds,
+    now,
+  );
+}
+
+async function matchingEndpoints(db: Db, type: EventType, accountId: string): Promise<string[]> {
+  const merchant = isOrderEvent(type)
+    ? sql`(e.scope = 'merchant' and e.account_id = ${accountId})`
+    : sql`false`;
+  const keyCondition = isOrderEvent(type) ? sql`k.revoked_at is null` : sql`true`;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`select e.id from webhook_endpoints e
+        where e.enabled and ${type} = any(e.subscribed_events)
+          and (${merchant} or (e.scope = 'developer' and e.account_id in (
+            select k.account_id from accounts a join api_keys k on k.id = a.developer_key_id
+            where a.id = ${accountId} and ${keyCondition})))
+        order by e.id`,
+  );
+  return rows.map((r) => r.id);
+}
+
+async function writeEvent(
+  db: Db,
+  event: { type: EventType; data: Record<string, unknown>; accountId: string | null; isTest: boolean },
+  endpointIds: string[],
+  now: Date,
+): Promise<EmittedEvent> {
+  const eventId = randomUUID();
+  const eventRowId = newId("evt");
+  const envelope: EventEnvelope = {
+    type: event.type,
+    eventId,
+    timestamp: now.toISOString(),
+    apiVersion: API_VERSION,
+    data: event.data,
+    ...(event.isTest ? { __test: true as const } : {}),
+  };
+  // The exact bytes every attempt sends and signs (the column is `json`, which keeps text as written).
+  const body = JSON.stringify(envelope);
+  await db.insert(webhookEvents).values({
+    id: eventRowId,
+    eventId,
+    type: event.type,
+    accountId: event.accountId,
+    envelope: sql`${body}::json`,
+    isTest: event.isTest,
+    createdAt: now,
+  });
+  const deliveryIds = endpointIds.map(() => newId("dlv"));
+  if (deliveryIds.length > 0) {
+    const dueAt = firstAttemptAt(now);
+    await db.insert(webhookDeliveries).values(
+      endpointIds.map((endpointId, i) => ({
+        id: deliveryIds[i] as string,
+        eventRowId,
+        endpointId,
+        status: "pending" as const,
+        attemptCount: 0,
+        attempts: [],
+        firstDispatchAt: now,
+        nextAttemptAt: dueAt,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+    await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+  }
+  return { eventId, eventRowId, deliveryIds };
+}
+
+/**
+ * A test fire (operation 23): a sample event of `type` with `__test: true`, to this one endpoint only, through
+ * the same outbox and delivery path. The caller checked ownership and that the endpoint is enabled.
+ */
+export async function emitTestEvent(
+  db: Db,
+  input: { endpointId: string; type: EventType; actor: Actor },
+  now: Date,
+): Promise<EmittedEvent> {
+  const data = sampleEventData(input.type, { developerKeyId: input.actor.keyId, now });
+  return writeEvent(db, { type: input.type, data, accountId: null, isTest: true }, [input.endpointId], now);
+}
+
+/** A realistic `data` object of each type, for test fires and the docs. Ids are fresh, never real records. */
+export function sampleEventData(
+  type: EventType,
+  options: { developerKeyId: string; now: Date },
+): Record<string, unknown> {
+  const at = options.now.toISOString();
+  const userId = newId("usr");
+  const order = {
+    orderId: newId("ord"),
+    publicOrderId: 1,
+    userId,
+    menuId: newId("stf"),
+    orderStatus: "pending",
+    customStatus: { id: "received", label: "Received" },
+    totalPrice: 27,
+    subtotalPrice: 24,
+    deliveryPrice: 3,
+    currency: "USD",
+    items: [
+      { title: "Margherita pizza", amount: 2, price: 9 },
+      { title: "Lemonade", amount: 2, price: 3 },
+    ],
+    customer: { name: "Ana García", phone: "+5215512345678" },
+    paymentMethod: { name: "Cash" },
+    paymentStatus: "pending",
+    createdAt: at,
+  };
+  const samples: Record<EventType, Record<string, unknown>> = {
+    "user.verified": { userId, developerKeyId: options.developerKeyId, verifiedAt: at },
+    "user.cancelled": {
+      userId,
+      developerKeyId: options.developerKeyId,
+      cancelledAt: at,
+      reason: "user_clicked_cancel",
+    },
+    "order.created": order,
+    "order.paid": {
+      ...order,
+      paymentMethod: { id: "pm_cash", name: "Cash" },
+      paymentStatus: "paid",
+      paidAt: at,
+    },
+    "order.status_updated": {
+      orderId: order.orderId,
+      publicOrderId: order.publicOrderId,
+      userId,
+      menuId: order.menuId,
+      previousState: { orderStatus: "pending", customStatus: null },
+      newState: { orderStatus: "accepted", customStatus: { id: "accepted", label: "Accepted" } },
+      updatedAt: at,
+    },
+  };
+  return EVENT_DATA_SCHEMAS[type].parse(samples[type]) as Record<string, unknown>;
+}

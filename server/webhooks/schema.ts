@@ -1,0 +1,240 @@
+import { z } from "zod";
+
+/** The five event types (spec, Events). */
+export const EVENT_TYPES = [
+  "user.verified",
+  "user.cancelled",
+  "order.created",
+  "order.status_updated",
+  "order.paid",
+] as const;
+export const EventType = z.enum(EVENT_TYPES).meta({ id: "WebhookEventType" });
+export type EventType = z.infer<typeof EventType>;
+
+export const ORDER_EVENT_TYPES = [
+  "order.created",
+  "order.status_updated",
+  "order.paid",
+] as const satisfies readonly EventType[];
+export const USER_EVENT_TYPES = ["user.verified", "user.cancelled"] as const satisfies readonly EventType[];
+
+export function isOrderEvent(type: EventType): boolean {
+  return type.startsWith("order.");
+}
+
+/** The envelope's `apiVersion` (spec, Versioning). */
+export const API_VERSION = "2026-05-12";
+
+export const EndpointScope = z.enum(["developer", "merchant"]);
+export type EndpointScope = z.infer<typeof EndpointScope>;
+
+/** `mk_we_` + 16 lowercase hex (spec, Webhook endpoint). */
+export const ENDPOINT_ID_PATTERN = /^mk_we_[0-9a-f]{16}$/;
+export const SIGNING_SECRET_PATTERN = /^[0-9a-f]{64}$/;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs
+
+// The 2048-character limit is checked by the URL guard, so it answers `invalid_webhook_url` like every URL rule.
+const Url = z.string().min(1).meta({
+  description: "HTTPS URL, at most 2048 characters; private and internal hosts are refused.",
+  example: "https://example.com/webhooks/marea",
+});
+const SubscribedEvents = z
+  .array(EventType)
+  .min(1)
+  .max(EVENT_TYPES.length * 4)
+  .meta({ description: "Event types delivered to this endpoint. Duplicates are ignored." });
+const Description = z.string().max(500);
+
+/** POST /v1/webhook_endpoints (spec; decisions.md, Operations 8). */
+export const CreateWebhookEndpointInput = z
+  .strictObject({
+    url: Url,
+    subscribedEvents: SubscribedEvents.optional().meta({
+      description: "Default: every event type the endpoint's scope can receive.",
+    }),
+    description: Description.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .meta({ id: "CreateWebhookEndpointInput" });
+export type CreateWebhookEndpointInput = z.infer<typeof CreateWebhookEndpointInput>;
+
+/** POST /v1/webhook_endpoints/{id}: only present fields change; the secret cannot be set or rotated here. */
+export const UpdateWebhookEndpointInput = z
+  .strictObject({
+    url: Url.optional(),
+    subscribedEvents: SubscribedEvents.optional(),
+    description: Description.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .meta({ id: "UpdateWebhookEndpointInput" });
+export type UpdateWebhookEndpointInput = z.infer<typeof UpdateWebhookEndpointInput>;
+
+export const EndpointIdParams = z.strictObject({
+  id: z.string().min(1).max(64).meta({ description: "Webhook endpoint id, `mk_we_` + 16 hex." }),
+});
+
+export const ListDeliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(50).default(50),
+});
+
+/** POST /v1/webhook_endpoints/{id}/test */
+export const TestFireInput = z.strictObject({ type: EventType }).meta({ id: "TestWebhookInput" });
+export type TestFireInput = z.infer<typeof TestFireInput>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Outputs
+
+/** Every field of the spec's Webhook endpoint table except `signingSecret` (shown by create and rotate only). */
+export const WebhookEndpointDto = z
+  .object({
+    endpointId: z.string().regex(ENDPOINT_ID_PATTERN),
+    scope: EndpointScope,
+    url: z.string(),
+    description: z.string(),
+    enabled: z.boolean(),
+    subscribedEvents: z.array(EventType),
+    signingSecretVersion: z.number().int().min(1),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    lastDeliveryAt: z.string().nullable(),
+    lastDeliveryStatus: z.enum(["success", "failure"]).nullable(),
+    consecutiveFailures: z.number().int().min(0),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type WebhookEndpointDto = z.infer<typeof WebhookEndpointDto>;
+
+export const WebhookEndpointWithSecretDto = WebhookEndpointDto.extend({
+  signingSecret: z.string().regex(SIGNING_SECRET_PATTERN).meta({
+    description: "64 lowercase hex characters. Shown by create and rotate-secret only; store it now.",
+  }),
+}).meta({ id: "WebhookEndpointWithSecret" });
+export type WebhookEndpointWithSecretDto = z.infer<typeof WebhookEndpointWithSecretDto>;
+
+export const WebhookEndpointList = z
+  .object({ data: z.array(WebhookEndpointDto), nextCursor: z.string().nullable() })
+  .meta({ id: "WebhookEndpointList" });
+export type WebhookEndpointList = z.infer<typeof WebhookEndpointList>;
+
+export const DeletedWebhookEndpoint = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .meta({ id: "DeletedWebhookEndpoint" });
+
+export const DeliveryAttemptDto = z
+  .object({
+    n: z.number().int().min(1),
+    at: z.string(),
+    httpStatus: z.number().int().nullable(),
+    durationMs: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "WebhookDeliveryAttempt" });
+
+export const DeliveryStatus = z.enum(["pending", "delivered", "failed", "max_attempts_reached"]);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+/** decisions.md, Webhooks: the delivery log entry, plus the first 2 KiB of the last response body. */
+export const WebhookDeliveryDto = z
+  .object({
+    id: z.string(),
+    endpointId: z.string(),
+    eventId: z.string(),
+    type: EventType,
+    status: DeliveryStatus.meta({
+      description:
+        "`pending`: no attempt made yet; `failed`: the last attempt failed (`nextAttemptAt` is the retry, or null " +
+        "when the endpoint was paused); `delivered`; `max_attempts_reached`: the third attempt failed.",
+    }),
+    attempts: z.array(DeliveryAttemptDto),
+    nextAttemptAt: z.string().nullable(),
+    createdAt: z.string(),
+    lastResponseBody: z.string().nullable(),
+    test: z.boolean().meta({ description: "True for test fires (`__test` in the envelope)." }),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDeliveryDto = z.infer<typeof WebhookDeliveryDto>;
+
+export const WebhookDeliveryList = z
+  .object({ data: z.array(WebhookDeliveryDto), nextCursor: z.null() })
+  .meta({ id: "WebhookDeliveryList" });
+export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
+
+export const TestFireResponse = z.object({ eventId: z.string() }).meta({ id: "TestWebhookResponse" });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Event payloads (spec, Events: data shapes; decisions.md, Orders)
+
+const Timestamp = z.string();
+const CustomStatus = z.object({ id: z.string(), label: z.string() });
+
+export const UserVerifiedData = z.object({
+  userId: z.string(),
+  developerKeyId: z.string(),
+  verifiedAt: Timestamp,
+});
+export const CancelReason = z.enum([
+  "user_clicked_cancel",
+  "squatting_defense",
+  "30d_unverified",
+  "90d_no_tos",
+  "key_revoked",
+]);
+export const UserCancelledData = z.object({
+  userId: z.string(),
+  developerKeyId: z.string(),
+  cancelledAt: Timestamp,
+  reason: CancelReason,
+});
+export const OrderCreatedData = z.object({
+  orderId: z.string(),
+  publicOrderId: z.number().int(),
+  userId: z.string(),
+  menuId: z.string(),
+  orderStatus: z.string(),
+  customStatus: CustomStatus.nullable(),
+  totalPrice: z.number(),
+  subtotalPrice: z.number(),
+  deliveryPrice: z.number(),
+  currency: z.string(),
+  items: z.array(z.object({ title: z.string(), amount: z.number().int(), price: z.number() })),
+  customer: z.object({ name: z.string(), phone: z.string() }),
+  paymentMethod: z.object({ id: z.string().optional(), name: z.string() }),
+  paymentStatus: z.string(),
+  createdAt: Timestamp,
+});
+export const OrderPaidData = OrderCreatedData.extend({
+  paymentMethod: z.object({ id: z.string(), name: z.string() }),
+  paidAt: Timestamp,
+});
+const OrderState = z.object({ orderStatus: z.string(), customStatus: CustomStatus.nullable() });
+export const OrderStatusUpdatedData = z.object({
+  orderId: z.string(),
+  publicOrderId: z.number().int(),
+  userId: z.string(),
+  menuId: z.string(),
+  previousState: OrderState,
+  newState: OrderState,
+  updatedAt: Timestamp,
+});
+
+/** The `data` schema of each event type; `emitEvent` checks payloads against it. */
+export const EVENT_DATA_SCHEMAS = {
+  "user.verified": UserVerifiedData,
+  "user.cancelled": UserCancelledData,
+  "order.created": OrderCreatedData,
+  "order.status_updated": OrderStatusUpdatedData,
+  "order.paid": OrderPaidData,
+} as const satisfies Record<EventType, z.ZodType>;
+
+export type EventData<T extends EventType> = z.input<(typeof EVENT_DATA_SCHEMAS)[T]>;
+
+/** The envelope POSTed to receivers (spec, Events: Envelope). */
+export type EventEnvelope = {
+  type: EventType;
+  eventId: string;
+  timestamp: string;
+  apiVersion: string;
+  data: Record<string, unknown>;
+  __test?: true;
+};

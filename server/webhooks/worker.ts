@@ -1,0 +1,277 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { type Db, databaseKind, dbReady } from "@/server/db/client";
+import { env } from "@/server/env";
+import { JOB_NAMES, runJob } from "@/server/jobs/registry";
+import { log } from "@/server/lib/log";
+import { deliverPendingMail } from "@/server/mail/service";
+import {
+  type AttemptResult,
+  claimDueDeliveries,
+  type DeliveryJob,
+  nextDueAt,
+  performAttempt,
+  recordResults,
+} from "./delivery";
+import { DELIVERY_CHANNEL, onWakeDeliveries } from "./wake";
+
+/**
+ * The in-process delivery engine (the default; issue 4, item 5b).
+ *
+ * - Claims due deliveries in batches with `FOR UPDATE SKIP LOCKED` under an expiring lease (`claimDueDeliveries`),
+ *   so several processes can run it on one PostgreSQL database: no attempt is claimed twice, and a crashed
+ *   worker's claims are taken over when their lease expires (at-least-once: an attempt in flight at the
+ *   crash may be repeated, none is lost).
+ * - Runs up to `concurrency` attempts at once and records finished attempts in batches (`recordResults`).
+ * - Wakes at once on commits: `LISTEN` on the channel `emitEvent` notifies (any process), `wakeDeliveries()`
+ *   from `ctx.afterCommit` (this process), a timer for the retries it scheduled, and a poll as a safety net.
+ */
+
+export type WorkerOptions = {
+  db?: Db;
+  /** Attempts in flight at once (WEBHOOK_WORKER_CONCURRENCY, default 32). */
+  concurrency?: number;
+  /** Safety-net poll interval (WEBHOOK_WORKER_POLL_MS, default 1000). */
+  pollMs?: number;
+  /** LISTEN for NOTIFYs (default true). */
+  listen?: boolean;
+  /** Also run the scheduled jobs of server/jobs/registry.ts hourly (default false; startServer turns it on). */
+  runJobs?: boolean;
+};
+
+export type DeliveryWorker = {
+  readonly id: string;
+  wake: () => void;
+  /** Stops claiming, waits for attempts in flight to be recorded. */
+  stop: () => Promise<void>;
+  /** Resolves when nothing is in flight and a claim found nothing due. */
+  idle: () => Promise<void>;
+  stats: () => { attempts: number; inFlight: number };
+};
+
+const JOBS_INTERVAL_MS = 60 * 60 * 1000;
+
+export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker {
+  const config = env();
+  const id = `w_${randomBytes(6).toString("hex")}`;
+  const concurrency = options.concurrency ?? config.WEBHOOK_WORKER_CONCURRENCY;
+  const pollMs = options.pollMs ?? config.WEBHOOK_WORKER_POLL_MS;
+  let db: Db | null = options.db ?? null;
+  let running = true;
+  let inFlight = 0;
+  let claimSeq = 0;
+  let attempts = 0;
+  let pumping = false;
+  let wanted = true;
+  let backlog = false;
+  let lastClaimEmpty = false;
+  const pending: Array<{ result: AttemptResult; done: () => void }> = [];
+  let flushing = false;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let retryAt = Number.POSITIVE_INFINITY;
+  const idleWaiters: Array<() => void> = [];
+  const stopWaiters: Array<() => void> = [];
+  const cleanups: Array<() => unknown> = [];
+
+  const checkIdle = () => {
+    if (inFlight === 0 && !pumping && lastClaimEmpty && !wanted) {
+      for (const resolve of idleWaiters.splice(0)) resolve();
+    }
+    if (!running && inFlight === 0 && !pumping) {
+      for (const resolve of stopWaiters.splice(0)) resolve();
+    }
+  };
+
+  const wake = () => {
+    if (!running) return;
+    wanted = true;
+    if (!pumping) void pump();
+  };
+
+  async function pump(): Promise<void> {
+    pumping = true;
+    try {
+      db ??= await dbReady();
+      while (running && wanted) {
+        wanted = false;
+        const free = concurrency - inFlight;
+        if (free <= 0) {
+          backlog = true;
+          break;
+        }
+        const jobs = await claimDueDeliveries(db, {
+          owner: `${id}:${++claimSeq}`,
+          limit: free,
+          now: new Date(),
+        });
+        lastClaimEmpty = jobs.length === 0;
+        if (jobs.length === free) {
+          wanted = true;
+          backlog = true;
+        } else {
+          // Caught up: sleep until the next scheduled attempt (any worker's), not just until the next poll.
+          const dueAt = await nextDueAt(db, new Date());
+          if (dueAt) scheduleRetry(dueAt.getTime());
+        }
+        for (const job of jobs) run(job);
+      }
+    } catch (error) {
+      log("error", "webhook worker: claim failed", { worker: id, error });
+      setTimeout(wake, 1000).unref();
+    } finally {
+      pumping = false;
+      checkIdle();
+    }
+  }
+
+  function run(job: DeliveryJob): void {
+    inFlight++;
+    void performAttempt(job)
+      .then(
+        (result) =>
+          new Promise<void>((done) => {
+            pending.push({ result, done });
+            void flush();
+          }),
+      )
+      .catch((error: unknown) => log("error", "webhook worker: attempt failed", { worker: id, error }))
+      .finally(() => {
+        inFlight--;
+        attempts++;
+        if (backlog) {
+          backlog = false;
+          wake();
+        }
+        checkIdle();
+      });
+  }
+
+  async function flush(): Promise<void> {
+    if (flushing || pending.length === 0) return;
+    flushing = true;
+    const batch = pending.splice(0);
+    try {
+      const { recorded, mails } = await recordResults(
+        db as Db,
+        batch.map((b) => b.result),
+      );
+      for (const r of recorded) if (r.nextAttemptAt) scheduleRetry(r.nextAttemptAt.getTime());
+      if (mails > 0)
+        void deliverPendingMail(db as Db).catch((error: unknown) =>
+          log("error", "webhook worker: failure mail not sent", { worker: id, error }),
+        );
+    } catch (error) {
+      // The claims stay leased; when the lease expires the attempts are made again (at-least-once).
+      log("error", "webhook worker: recording attempts failed", { worker: id, error, count: batch.length });
+    } finally {
+      flushing = false;
+      for (const b of batch) b.done();
+      if (pending.length > 0) void flush();
+    }
+  }
+
+  function scheduleRetry(at: number): void {
+    if (!running || at >= retryAt) return;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryAt = at;
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = null;
+        retryAt = Number.POSITIVE_INFINITY;
+        wake();
+      },
+      Math.max(0, at - Date.now()) + 5,
+    );
+    retryTimer.unref();
+  }
+
+  const poll = setInterval(wake, pollMs);
+  poll.unref();
+  cleanups.push(() => clearInterval(poll));
+  cleanups.push(onWakeDeliveries(wake));
+
+  if (options.listen ?? true) void listenForCommits(wake).then((stop) => cleanups.push(stop));
+
+  if (options.runJobs) {
+    const tick = async () => {
+      const jobDb = db ?? (await dbReady());
+      for (const name of JOB_NAMES) {
+        try {
+          const result = await runJob(jobDb, name, new Date());
+          log("info", "scheduled job ran", result);
+        } catch (error) {
+          log("error", "scheduled job failed", { job: name, error });
+        }
+      }
+    };
+    const first = setTimeout(() => void tick(), 60_000);
+    const every = setInterval(() => void tick(), JOBS_INTERVAL_MS);
+    first.unref();
+    every.unref();
+    cleanups.push(
+      () => clearTimeout(first),
+      () => clearInterval(every),
+    );
+  }
+
+  wake();
+
+  return {
+    id,
+    wake,
+    stats: () => ({ attempts, inFlight }),
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        wake();
+      }),
+    stop: async () => {
+      running = false;
+      if (retryTimer) clearTimeout(retryTimer);
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+      await new Promise<void>((resolve) => {
+        stopWaiters.push(resolve);
+        checkIdle();
+      });
+    },
+  };
+}
+
+/** LISTEN on the delivery channel: PostgreSQL over a dedicated connection, PGlite on its own client. */
+async function listenForCommits(onNotify: () => void): Promise<() => Promise<void>> {
+  try {
+    if (databaseKind() === "postgres") {
+      const url = env().DATABASE_URL as string;
+      const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      await client.listen(DELIVERY_CHANNEL, () => onNotify());
+      return async () => {
+        await client.end({ timeout: 2 });
+      };
+    }
+    const db = (await dbReady()) as unknown as {
+      $client?: { listen?: (channel: string, cb: () => void) => Promise<() => Promise<void>> };
+    };
+    const unlisten = await db.$client?.listen?.(DELIVERY_CHANNEL, () => onNotify());
+    return async () => {
+      await unlisten?.().catch(() => {});
+    };
+  } catch (error) {
+    log("warn", "webhook worker: LISTEN unavailable, polling only", { error });
+    return async () => {};
+  }
+}
+
+// One worker per process, kept on globalThis (Next.js may evaluate this module more than once).
+const holder = globalThis as unknown as { __mareaDeliveryWorker?: DeliveryWorker };
+
+/** Starts this process's worker once (server start-up). */
+export function ensureDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker {
+  holder.__mareaDeliveryWorker ??= startDeliveryWorker(options);
+  return holder.__mareaDeliveryWorker;
+}
+
+export async function stopDeliveryWorker(): Promise<void> {
+  const worker = holder.__mareaDeliveryWorker;
+  holder.__mareaDeliveryWorker = undefined;
+  await worker?.stop();
+}
