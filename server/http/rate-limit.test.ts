@@ -86,6 +86,56 @@ describe("rate limits", () => {
     }
   });
 
+  it("rules 1-2: requests counted together in one statement get exactly what counting them one by one gives", async () => {
+    await awayFromMinuteEdge();
+    // Concurrent requests share one counting statement while another is in flight (rate-limit.ts, CountingQueue).
+    const minuteLimited = await createDeveloper({ rpm: 5 });
+    const dayLimited = await createDeveloper({ rpm: 60, dailyLimit: 3 });
+    const revoked = await createDeveloper();
+    const db = await dbReady();
+    await db.execute(sql`update api_keys set revoked_at = now() where id = ${revoked.keyId}`);
+    const unknownKey = `${minuteLimited.key.slice(0, -1)}${minuteLimited.key.endsWith("X") ? "Y" : "X"}`;
+
+    const burst = [
+      ...Array.from({ length: 12 }, () => ({ who: "minute", key: minuteLimited.key })),
+      ...Array.from({ length: 8 }, () => ({ who: "day", key: dayLimited.key })),
+      ...Array.from({ length: 3 }, () => ({ who: "revoked", key: revoked.key })),
+      ...Array.from({ length: 3 }, () => ({ who: "unknown", key: unknownKey })),
+    ];
+    const results = await Promise.all(
+      burst.map(async ({ who, key }) => {
+        const res = await call("GET", "/v1/me", { key });
+        const code = res.status === 200 ? "ok" : ErrorEnvelope.parse(res.body).error.code;
+        return { who, status: res.status, code, remaining: res.headers.get("x-ratelimit-remaining") };
+      }),
+    );
+    const of = (who: string) => results.filter((r) => r.who === who);
+
+    // rpm 5: exactly five admitted, seeing 4..0 remaining; the other seven are 429s that do not touch the day.
+    expect(
+      of("minute")
+        .filter((r) => r.status === 200)
+        .map((r) => r.remaining)
+        .sort(),
+    ).toEqual(["0", "1", "2", "3", "4"]);
+    expect(of("minute").filter((r) => r.status === 429)).toHaveLength(7);
+    expect(await counters(minuteLimited.keyId)).toEqual({ minute: 12, day: 5 });
+
+    // Daily budget 3: three admitted, five 429s (rpd); all eight passed the minute bucket, so all count.
+    expect(of("day").filter((r) => r.status === 200)).toHaveLength(3);
+    expect(of("day").filter((r) => r.status === 429)).toHaveLength(5);
+    expect(await counters(dayLimited.keyId)).toEqual({ minute: 8, day: 8 });
+
+    // Revoked and unknown keys are rejected and never counted.
+    expect(new Set(of("revoked").map((r) => `${r.status} ${r.code}`))).toEqual(
+      new Set(["401 api_key_revoked"]),
+    );
+    expect(new Set(of("unknown").map((r) => `${r.status} ${r.code}`))).toEqual(
+      new Set(["401 invalid_api_key"]),
+    );
+    expect(await counters(revoked.keyId)).toEqual({ minute: 0, day: 0 });
+  });
+
   it("rule 2: 4xx responses count", async () => {
     const dev = await createDeveloper();
     await call("POST", "/v1/users", { key: dev.key, body: { email: "not-an-email" } });
