@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export type Figures = {
@@ -8,6 +9,8 @@ export type Figures = {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the `next-server` process per request (ms), from /proc; steadier than req/s on a noisy machine. */
+  serverCpuMsPerRequest?: number;
   /** Responses by status code, e.g. `{"201": 3012}` (absent for figures not measured with autocannon). */
   statuses?: Record<string, number>;
 };
@@ -30,6 +33,7 @@ export type LoadOptions = {
 
 /** autocannon at 32 connections for 10 s unless told otherwise; returns req/s and latency percentiles (ms). */
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
+  const cpuBefore = nextServerCpuMs();
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",
@@ -55,8 +59,13 @@ export async function load(name: string, options: LoadOptions): Promise<Figures>
         ]
       : undefined,
   });
+  const cpuAfter = nextServerCpuMs();
   return {
     name,
+    serverCpuMsPerRequest:
+      cpuBefore !== null && cpuAfter !== null && result.requests.total > 0
+        ? (cpuAfter - cpuBefore) / result.requests.total
+        : undefined,
     reqPerSec: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -78,7 +87,9 @@ export function printFigures(
     const ratio = r.ratio
       ? ` ${r.ratio.value.toFixed(2)}x of ${r.ratio.to}${r.ratio.target !== undefined ? ` (target >= ${r.ratio.target})` : ""}`
       : "";
-    return `${r.name.padEnd(44)} ${r.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  errors ${r.errors} non2xx ${r.non2xx}${r.non2xx > 0 ? ` ${JSON.stringify(r.statuses)}` : ""}${ratio}`;
+    const cpu =
+      r.serverCpuMsPerRequest !== undefined ? `  cpu ${r.serverCpuMsPerRequest.toFixed(2)} ms/req` : "";
+    return `${r.name.padEnd(44)} ${r.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${cpu}  errors ${r.errors} non2xx ${r.non2xx}${r.non2xx > 0 ? ` ${JSON.stringify(r.statuses)}` : ""}${ratio}`;
   });
   process.stdout.write(`${lines.join("\n")}\n`);
 }
@@ -123,4 +134,25 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Total user+system CPU (ms) of the processes named `next-server` (Linux /proc), or null when none is found. */
+function nextServerCpuMs(): number | null {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!name.startsWith("next-server")) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // Fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms; here offset by the two fields before.
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+      found = true;
+    } catch {
+      // the process went away
+    }
+  }
+  return found ? total : null;
 }

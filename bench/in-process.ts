@@ -1,0 +1,94 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
+import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
+import { closeDb, dbReady } from "@/server/db/client";
+import { handleV1Request } from "@/server/http/router";
+
+/**
+ * The /v1 pipeline without any HTTP server: 32 concurrent loops calling handleV1Request for BENCH_DURATION_SEC,
+ * printing requests/s and CPU ms per request of this process. For profiling the service layer with readable
+ * names: `node --cpu-prof --import tsx bench/in-process.ts patch`. Set BENCH_ALS=1 to run inside an
+ * AsyncLocalStorage context, as Next runs route handlers (it turns on promise hooks).
+ * Needs DATABASE_URL (a scratch database).
+ */
+const scenario = process.argv[2] ?? "patch";
+const seconds = Number(process.env.BENCH_DURATION_SEC ?? 5);
+
+async function main(): Promise<void> {
+  const db = await dbReady();
+  const developer = await createDeveloper();
+  const merchants: Array<{ key: string; storefrontId: string }> = [];
+  for (let i = 0; i < 16; i++) {
+    const user = await bootstrapUser(developer.key);
+    await db.$client; // keep the handle warm
+    const { sql } = await import("drizzle-orm");
+    await db.execute(sql`update api_keys set rpm = 100000000, daily_limit = 100000000 where account_id = ${user.userId}`);
+    await db.execute(sql`update accounts set plan = 'PRO' where id = ${user.userId}`);
+    const created = await send("POST", "/v1/storefronts", user.userKey, {
+      name: "Bench Bakery",
+      currency: "MXN",
+      language: "es",
+      businessType: "Panadería y Repostería",
+      categories: [{ name: "Pan", position: 1 }],
+    });
+    merchants.push({ key: user.userKey, storefrontId: (JSON.parse(created) as { storefront: { id: string } }).storefront.id });
+  }
+  let n = 0;
+  const one = async () => {
+    const merchant = merchants[n++ % merchants.length] as { key: string; storefrontId: string };
+    if (scenario === "me") return send("GET", "/v1/me", merchant.key);
+    if (scenario === "product")
+      return send("POST", `/v1/storefronts/${merchant.storefrontId}/products`, merchant.key, {
+        title: `Concha ${n}`, price: 18.5, salePrice: 15, category: "Pan", sku: `SKU-${n}`, stock: 40,
+        tags: ["pan dulce", "horneado hoy"],
+      }, { "idempotency-key": `bench-${randomBytes(8).toString("hex")}` });
+    return send("PATCH", `/v1/storefronts/${merchant.storefrontId}`, merchant.key, {
+      branding: { font: n % 2 === 0 ? "Inter" : "Lora" },
+      schedule: { monday: { close: n % 2 === 0 ? "20:00" : "21:00" }, sunday: { closed: n % 2 === 0 } },
+      delivery: { enabled: true, fixedPrice: n % 50 },
+    });
+  };
+  for (let i = 0; i < 200; i++) await one();
+  const run = async () => {
+    const cpu = process.cpuUsage();
+    const start = Date.now();
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (Date.now() - start < seconds * 1000) {
+          await one();
+          done++;
+        }
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    const elapsed = (Date.now() - start) / 1000;
+    process.stdout.write(
+      `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req\n`,
+    );
+  };
+  if (process.env.BENCH_ALS === "1") await new AsyncLocalStorage().run({}, run);
+  else await run();
+  await closeDb();
+}
+
+async function send(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await handleV1Request(
+    new Request(`http://127.0.0.1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
