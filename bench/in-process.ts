@@ -20,9 +20,10 @@ async function main(): Promise<void> {
   const merchants: Array<{ key: string; storefrontId: string }> = [];
   for (let i = 0; i < 16; i++) {
     const user = await bootstrapUser(developer.key);
-    await db.$client; // keep the handle warm
     const { sql } = await import("drizzle-orm");
-    await db.execute(sql`update api_keys set rpm = 100000000, daily_limit = 100000000 where account_id = ${user.userId}`);
+    await db.execute(
+      sql`update api_keys set rpm = 100000000, daily_limit = 100000000 where account_id = ${user.userId}`,
+    );
     await db.execute(sql`update accounts set plan = 'PRO' where id = ${user.userId}`);
     const created = await send("POST", "/v1/storefronts", user.userKey, {
       name: "Bench Bakery",
@@ -31,17 +32,31 @@ async function main(): Promise<void> {
       businessType: "Panadería y Repostería",
       categories: [{ name: "Pan", position: 1 }],
     });
-    merchants.push({ key: user.userKey, storefrontId: (JSON.parse(created) as { storefront: { id: string } }).storefront.id });
+    merchants.push({
+      key: user.userKey,
+      storefrontId: (JSON.parse(created) as { storefront: { id: string } }).storefront.id,
+    });
   }
   let n = 0;
   const one = async () => {
     const merchant = merchants[n++ % merchants.length] as { key: string; storefrontId: string };
     if (scenario === "me") return send("GET", "/v1/me", merchant.key);
     if (scenario === "product")
-      return send("POST", `/v1/storefronts/${merchant.storefrontId}/products`, merchant.key, {
-        title: `Concha ${n}`, price: 18.5, salePrice: 15, category: "Pan", sku: `SKU-${n}`, stock: 40,
-        tags: ["pan dulce", "horneado hoy"],
-      }, { "idempotency-key": `bench-${randomBytes(8).toString("hex")}` });
+      return send(
+        "POST",
+        `/v1/storefronts/${merchant.storefrontId}/products`,
+        merchant.key,
+        {
+          title: `Concha ${n}`,
+          price: 18.5,
+          salePrice: 15,
+          category: "Pan",
+          sku: `SKU-${n}`,
+          stock: 40,
+          tags: ["pan dulce", "horneado hoy"],
+        },
+        { "idempotency-key": `bench-${randomBytes(8).toString("hex")}` },
+      );
     return send("PATCH", `/v1/storefronts/${merchant.storefrontId}`, merchant.key, {
       branding: { font: n % 2 === 0 ? "Inter" : "Lora" },
       schedule: { monday: { close: n % 2 === 0 ? "20:00" : "21:00" }, sunday: { closed: n % 2 === 0 } },
@@ -50,6 +65,7 @@ async function main(): Promise<void> {
   };
   for (let i = 0; i < 200; i++) await one();
   const run = async () => {
+    const w0 = (globalThis as { __writes?: () => number }).__writes?.() ?? 0;
     const cpu = process.cpuUsage();
     const start = Date.now();
     let done = 0;
@@ -63,6 +79,8 @@ async function main(): Promise<void> {
     );
     const used = process.cpuUsage(cpu);
     const elapsed = (Date.now() - start) / 1000;
+    const w1 = (globalThis as { __writes?: () => number }).__writes?.() ?? 0;
+    if (w1 > 0) process.stdout.write(`socket writes per request: ${((w1 - w0) / done).toFixed(2)}\n`);
     process.stdout.write(
       `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req\n`,
     );
@@ -72,7 +90,13 @@ async function main(): Promise<void> {
   await closeDb();
 }
 
-async function send(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+async function send(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await handleV1Request(
     new Request(`http://127.0.0.1${path}`, {
       method,

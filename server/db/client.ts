@@ -7,6 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { env } from "@/server/env";
+import { withFewerRoundTrips } from "./round-trips";
 import * as schema from "./schema";
 
 /** The one database type services use: postgres.js and PGlite clients, and transactions of either, fit it. */
@@ -67,7 +68,11 @@ function createPostgresState(url: string): DbState {
     onnotice: () => {},
     connect_timeout: 5,
   });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  // Prepared statements, and BEGIN sent with a transaction's first statement (round-trips.ts).
+  const preparedStatements = process.env.DATABASE_PREPARED_STATEMENTS !== "false";
+  const db = drizzlePostgres(withFewerRoundTrips(client, { preparedStatements }), {
+    schema,
+  }) as unknown as Db;
   const ready = (async () => {
     const { migratePostgres } = await import("./migrate");
     await migratePostgres(db, url);

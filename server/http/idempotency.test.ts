@@ -1,4 +1,4 @@
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { accounts } from "@/server/accounts/tables";
 import { createDeveloper, uniqueEmail } from "@/server/accounts/testing";
@@ -26,6 +26,31 @@ describe("idempotency", () => {
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(second.headers.get("x-request-id")).toBe(first.headers.get("x-request-id"));
+    expect(await accountsWithEmail(email)).toBe(1);
+  });
+
+  it("the record is part of the write's commit: when storing it fails, nothing is written and a retry runs again", async () => {
+    // The record travels with COMMIT un-awaited (server/db/round-trips.ts); a failure there must not be lost.
+    const db = await dbReady();
+    await db.execute(sql`create function marea_test_fail_record() returns trigger language plpgsql as $$
+      begin if new.state = 'done' then raise exception 'record store failed'; end if; return new; end $$`);
+    await db.execute(sql`create trigger marea_test_fail_record before update on idempotency_keys
+      for each row execute function marea_test_fail_record()`);
+    const dev = await createDeveloper();
+    const email = uniqueEmail();
+    const headers = { "idempotency-key": "record-fails" };
+    try {
+      const failed = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+      expect(failed.status).toBe(500);
+      expect(ErrorEnvelope.parse(failed.body).error.code).toBe("internal_error");
+      expect(await accountsWithEmail(email)).toBe(0);
+    } finally {
+      await db.execute(sql`drop trigger marea_test_fail_record on idempotency_keys`);
+      await db.execute(sql`drop function marea_test_fail_record()`);
+    }
+    const retried = await call("POST", "/v1/users", { key: dev.key, body: { email }, headers });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
     expect(await accountsWithEmail(email)).toBe(1);
   });
 

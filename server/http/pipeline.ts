@@ -201,12 +201,17 @@ async function runIdempotent(
       await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);
       return storedToResponse(response, state, false);
     }
-    const stored = await ctx.db.transaction(async (tx) => {
+    const { stored, recorded } = await ctx.db.transaction(async (tx) => {
       const reply = await route.handler({ ...ctx, db: tx as unknown as Db }, input);
       const response = toStored(reply, state);
-      await completeIdempotencyKey(tx as unknown as Db, actor.keyId, idempotencyKey, response);
-      return response;
+      // The record is the transaction's last statement: not awaited here, so it travels with COMMIT in one
+      // socket write (server/db/round-trips.ts). A failed record makes COMMIT roll back, which
+      // PostgreSQL does not report as an error: awaiting `recorded` below is what surfaces it.
+      const record = completeIdempotencyKey(tx as unknown as Db, actor.keyId, idempotencyKey, response);
+      record.catch(() => undefined);
+      return { stored: response, recorded: record };
     });
+    await recorded;
     return storedToResponse(stored, state, false);
   } catch (error) {
     if (isAppError(error) && error.status < 500) {

@@ -1,0 +1,74 @@
+import type { ReservedSql, Sql } from "postgres";
+
+/**
+ * The postgres.js client as drizzle gets it, tuned for round trips. On the machines we measured, each socket
+ * write to the database costs more CPU than the statement itself, so the /v1 hot paths are bounded by how many
+ * times they talk to PostgreSQL. Two changes, neither visible to the code above:
+ *
+ * 1. Prepared statements. drizzle runs every query with `prepare: false`, and postgres.js then describes each
+ *    parameterized statement before running it: two round trips per query, every time. With `prepare: true`
+ *    a statement is described once per connection and later runs in one round trip. The cache is per
+ *    connection and bounded by the number of distinct statement shapes; connections are recycled
+ *    (postgres.js `max_lifetime`). A pooler in transaction mode needs prepared-statement support (PgBouncer
+ *    1.21+), or `DATABASE_PREPARED_STATEMENTS=false`.
+ * 2. Pipelined transactions. postgres.js's `begin` waits for BEGIN to come back before the first statement is
+ *    sent. This `begin` queues BEGIN on a reserved connection and lets the first statement follow it in the
+ *    same socket write (postgres.js writes a connection's queued statements together on the next tick). A
+ *    failed BEGIN fails that statement; an error inside rolls back; savepoints nest as drizzle expects. A
+ *    caller may also leave its LAST statement un-awaited so that it travels with COMMIT (the /v1 pipeline does
+ *    that with the idempotency record); it must then await that statement after the commit, because
+ *    PostgreSQL answers COMMIT of a failed transaction with a rollback, not an error.
+ */
+export function withFewerRoundTrips(client: Sql, options: { preparedStatements: boolean }): Sql {
+  const begin = async (fn: (sql: ReservedSql) => Promise<unknown>) => {
+    const connection = await client.reserve();
+    const begun = connection.unsafe("begin").execute();
+    try {
+      const result = await fn(forTransaction(connection, options.preparedStatements));
+      await begun;
+      await connection.unsafe("commit");
+      return result;
+    } catch (error) {
+      await begun.catch(() => undefined);
+      await connection.unsafe("rollback").catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
+    }
+  };
+  const unsafe = preparedUnsafe(client, options.preparedStatements);
+  return new Proxy(client, {
+    get: (target, property, receiver) => {
+      if (property === "begin") return begin;
+      if (property === "unsafe") return unsafe;
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+function preparedUnsafe(sql: Sql | ReservedSql, prepared: boolean): Sql["unsafe"] {
+  const original = sql.unsafe.bind(sql);
+  if (!prepared) return original;
+  return ((query, parameters, queryOptions) =>
+    original(query, parameters, { ...queryOptions, prepare: true })) as Sql["unsafe"];
+}
+
+/** The reserved connection drizzle's transaction runs on: prepared statements, and `savepoint` for nesting. */
+function forTransaction(connection: ReservedSql, prepared: boolean): ReservedSql {
+  let next = 0;
+  const unsafe = preparedUnsafe(connection, prepared);
+  const savepoint = async (fn: (sql: ReservedSql) => Promise<unknown>) => {
+    const name = `s${next++}`;
+    await connection.unsafe(`savepoint ${name}`);
+    try {
+      const result = await fn(transactionConnection);
+      await connection.unsafe(`release savepoint ${name}`);
+      return result;
+    } catch (error) {
+      await connection.unsafe(`rollback to savepoint ${name}`);
+      throw error;
+    }
+  };
+  const transactionConnection = Object.assign(connection, { unsafe, savepoint });
+  return transactionConnection;
+}
