@@ -54,6 +54,27 @@ describe("idempotency", () => {
     expect(await accountsWithEmail(email)).toBe(1);
   });
 
+  it("concurrent requests with different keys are each claimed once, then each replayed (claims share statements)", async () => {
+    const dev = await createDeveloper();
+    const requests = Array.from({ length: 20 }, (_, i) => ({
+      email: uniqueEmail(),
+      headers: { "idempotency-key": `batch-${i}` },
+    }));
+    const send = () =>
+      Promise.all(
+        requests.map(({ email, headers }) =>
+          call("POST", "/v1/users", { key: dev.key, body: { email }, headers }),
+        ),
+      );
+    const first = await send();
+    expect(first.map((r) => r.status)).toEqual(requests.map(() => 201));
+    expect(first.every((r) => r.headers.get("idempotent-replayed") === null)).toBe(true);
+    const again = await send();
+    expect(again.map((r) => r.headers.get("idempotent-replayed"))).toEqual(requests.map(() => "true"));
+    expect(again.map((r) => r.text)).toEqual(first.map((r) => r.text));
+    for (const { email } of requests) expect(await accountsWithEmail(email)).toBe(1);
+  });
+
   it("a retried failed write returns the original error, not a 200", async () => {
     const dev = await createDeveloper();
     const email = uniqueEmail();

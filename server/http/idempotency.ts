@@ -1,5 +1,6 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Db, queryRows } from "@/server/db/client";
+import { GroupCommitQueue, queueFor } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
@@ -28,6 +29,11 @@ export function validateIdempotencyKey(value: string): void {
   }
 }
 
+type ClaimRequest = { keyId: string; idempotencyKey: string; fingerprint: string; now: Date };
+
+/** Concurrent claims share one insert (server/db/group-commit.ts); the same key twice waits for the next one. */
+const claimQueues = new WeakMap<Db, GroupCommitQueue<ClaimRequest, boolean>>();
+
 /**
  * Claims (key, Idempotency-Key) with one atomic insert. A row older than 24 h, or an in-progress claim whose
  * lease expired, is taken over. Otherwise: same fingerprint and done -> replay; different fingerprint -> 409
@@ -40,20 +46,19 @@ export async function claimIdempotencyKey(
   fingerprint: string,
   now: Date,
 ): Promise<IdempotencyClaim> {
-  const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
-  const lockedUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
-  const claimed = await queryRows<{ key_id: string }>(
+  const queue = queueFor(
+    claimQueues,
     db,
-    sql`insert into idempotency_keys (key_id, idempotency_key, fingerprint, state, locked_until, created_at)
-        values (${keyId}, ${idempotencyKey}, ${fingerprint}, 'in_progress', ${lockedUntil.toISOString()}, ${now.toISOString()})
-        on conflict (key_id, idempotency_key) do update set
-          fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
-          created_at = excluded.created_at, response_status = null, response_body = null, response_headers = null
-        where idempotency_keys.created_at < ${expiredBefore.toISOString()}
-           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until < ${now.toISOString()})
-        returning key_id`,
+    (handle) =>
+      new GroupCommitQueue(
+        handle,
+        claimBatch,
+        (batch, item) =>
+          !batch.some((other) => other.keyId === item.keyId && other.idempotencyKey === item.idempotencyKey),
+      ),
   );
-  if (claimed.length > 0) return { kind: "claimed" };
+  const claimed = await queue.submit({ keyId, idempotencyKey, fingerprint, now });
+  if (claimed) return { kind: "claimed" };
 
   const [existing] = await db
     .select()
@@ -79,6 +84,33 @@ export async function claimIdempotencyKey(
       headers: existing.responseHeaders ?? {},
     },
   };
+}
+
+/**
+ * ONE insert for a batch of claims (distinct keys), timed by the batch's first request. Answers, per claim,
+ * whether it was taken: a new row, or a row taken over because it expired or its lease ran out.
+ */
+async function claimBatch(db: Db, batch: ClaimRequest[]): Promise<boolean[]> {
+  const now = batch[0]?.now ?? new Date();
+  const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+  const lockedUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
+  const claims = JSON.stringify(
+    batch.map((claim) => ({ k: claim.keyId, i: claim.idempotencyKey, f: claim.fingerprint })),
+  );
+  const rows = await queryRows<{ key_id: string; idempotency_key: string }>(
+    db,
+    sql`insert into idempotency_keys (key_id, idempotency_key, fingerprint, state, locked_until, created_at)
+        select c.k, c.i, c.f, 'in_progress', ${lockedUntil.toISOString()}, ${now.toISOString()}
+        from jsonb_to_recordset(${claims}::jsonb) as c(k text, i text, f text)
+        on conflict (key_id, idempotency_key) do update set
+          fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
+          created_at = excluded.created_at, response_status = null, response_body = null, response_headers = null
+        where idempotency_keys.created_at < ${expiredBefore.toISOString()}
+           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until < ${now.toISOString()})
+        returning key_id, idempotency_key`,
+  );
+  const taken = new Set(rows.map((row) => `${row.key_id}\n${row.idempotency_key}`));
+  return batch.map((claim) => taken.has(`${claim.keyId}\n${claim.idempotencyKey}`));
 }
 
 /** Stores the final response; called inside the write's transaction for successes (same commit as the write). */

@@ -88,7 +88,7 @@ describe("rate limits", () => {
 
   it("rules 1-2: requests counted together in one statement get exactly what counting them one by one gives", async () => {
     await awayFromMinuteEdge();
-    // Concurrent requests share one counting statement while another is in flight (rate-limit.ts, CountingQueue).
+    // Concurrent requests share one counting statement while another is in flight (server/db/group-commit.ts).
     const minuteLimited = await createDeveloper({ rpm: 5 });
     const dayLimited = await createDeveloper({ rpm: 60, dailyLimit: 3 });
     const revoked = await createDeveloper();

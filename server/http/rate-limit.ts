@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow } from "@/server/accounts/keys";
 import type { Actor } from "@/server/context";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
+import { GroupCommitQueue, queueFor } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { log } from "@/server/lib/log";
@@ -38,84 +39,17 @@ type CountedRow = KeyAuthRow & {
   dayBefore: number | null;
 };
 
-type PendingCount = {
-  keyHash: string;
-  minuteStart: number;
-  dayStart: number;
-  resolve: (row: CountedRow | undefined) => void;
-  reject: (error: unknown) => void;
-};
+type PendingCount = { keyHash: string; minuteStart: number; dayStart: number };
 
-/** Most requests one counting statement carries. */
-const MAX_BATCH = 256;
-
-/**
- * Group commit for the counters: while one counting statement is in flight on a database, the requests that
- * arrive wait and then go together in the next statement. Under light load every request is counted alone and
- * at once; under heavy load one round trip (and one row update per key) counts dozens of requests, which is
- * where the pipeline's time went (a socket write per statement, and every request of a key queueing on that
- * key's counter row lock). One queue per database handle.
- */
-class CountingQueue {
-  private pending: PendingCount[] = [];
-  private inFlight = false;
-
-  constructor(private readonly db: Db) {}
-
-  count(keyHash: string, now: Date): Promise<CountedRow | undefined> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({
-        keyHash,
-        minuteStart: minuteWindowStart(now),
-        dayStart: dayWindowStart(now),
-        resolve,
-        reject,
-      });
-      if (!this.inFlight) this.flush();
-    });
-  }
-
-  private flush(): void {
-    const first = this.pending[0];
-    if (!first) return;
-    // One statement counts in one pair of windows; a request of the next minute waits for the next statement.
-    const batch: PendingCount[] = [];
-    const rest: PendingCount[] = [];
-    for (const item of this.pending) {
-      if (
-        batch.length < MAX_BATCH &&
-        item.minuteStart === first.minuteStart &&
-        item.dayStart === first.dayStart
-      )
-        batch.push(item);
-      else rest.push(item);
-    }
-    this.pending = rest;
-    this.inFlight = true;
-    countBatch(this.db, batch)
-      .then(
-        (rows) => {
-          for (const [index, item] of batch.entries()) item.resolve(rows.get(index + 1));
-        },
-        (error: unknown) => {
-          for (const item of batch) item.reject(error);
-        },
-      )
-      .finally(() => {
-        this.inFlight = false;
-        this.flush();
-      });
-  }
-}
-
-const queues = new WeakMap<Db, CountingQueue>();
+/** Concurrent requests share one counting statement (group commit); one statement counts in one pair of windows. */
+const countingQueues = new WeakMap<Db, GroupCommitQueue<PendingCount, CountedRow | undefined>>();
 
 /**
  * Authenticates the key AND counts the request, before the handler runs (spec, Rate-limit mechanics 1-6): the
  * key is looked up by its SHA-256; only a valid key of a live account is counted; the day bucket only counts
  * requests the minute bucket admitted, so a burst of 429s does not burn the daily budget. Requests arriving
- * together share one atomic statement (see CountingQueue), with the same outcome as counting them one by one in
- * arrival order. Throws the auth AppError or the 429. When the counter store fails, the key is authenticated on
+ * together share one atomic statement, with the same outcome as counting them one by one in
+ * arrival order (server/db/group-commit.ts). Throws the auth AppError or the 429. When the counter store fails, the key is authenticated on
  * its own and the request proceeds uncounted (fail open).
  */
 export async function authenticateAndCount(
@@ -124,14 +58,22 @@ export async function authenticateAndCount(
   now: Date,
 ): Promise<{ actor: Actor; limits: RateLimitResult }> {
   if (!KEY_PATTERN.test(rawKey)) throw new AppError("invalid_api_key");
-  let queue = queues.get(db);
-  if (!queue) {
-    queue = new CountingQueue(db);
-    queues.set(db, queue);
-  }
+  const queue = queueFor(
+    countingQueues,
+    db,
+    (handle) =>
+      new GroupCommitQueue(handle, countBatch, (batch, item) => {
+        const first = batch[0];
+        return !first || (first.minuteStart === item.minuteStart && first.dayStart === item.dayStart);
+      }),
+  );
   let row: CountedRow | undefined;
   try {
-    row = await queue.count(sha256Hex(rawKey), now);
+    row = await queue.submit({
+      keyHash: sha256Hex(rawKey),
+      minuteStart: minuteWindowStart(now),
+      dayStart: dayWindowStart(now),
+    });
   } catch (error) {
     if (isDatabaseUnavailable(error)) throw error;
     // Spec, Rate-limit mechanics 3: the request proceeds without increment and without 429.
@@ -152,9 +94,9 @@ export async function authenticateAndCount(
  * of a key (in arrival order) sees the count it would have seen alone: minute = before + i, and the day bucket
  * grows only by the requests the minute bucket admitted. Rows come back by arrival position (1-based).
  */
-async function countBatch(db: Db, batch: PendingCount[]): Promise<Map<number, CountedRow>> {
+async function countBatch(db: Db, batch: PendingCount[]): Promise<Array<CountedRow | undefined>> {
   const first = batch[0];
-  if (!first) return new Map();
+  if (!first) return [];
   const hashes = JSON.stringify(batch.map((item) => item.keyHash));
   const rows = await queryRows<CountedRow>(
     db,
@@ -201,7 +143,8 @@ async function countBatch(db: Db, batch: PendingCount[]): Promise<Map<number, Co
         left join admitted on admitted.key_id = ranked.key_id
         left join d on d.key_id = ranked.key_id`,
   );
-  return new Map(rows.map((row) => [Number(row.ord), row]));
+  const byPosition = new Map(rows.map((row) => [Number(row.ord), row]));
+  return batch.map((_, index) => byPosition.get(index + 1));
 }
 
 /** Turns the counts into headers, or the 429 of the bucket that is over (minute first). */
