@@ -65,7 +65,6 @@ async function main(): Promise<void> {
   };
   for (let i = 0; i < 200; i++) await one();
   const run = async () => {
-    const w0 = (globalThis as { __writes?: () => number }).__writes?.() ?? 0;
     const cpu = process.cpuUsage();
     const start = Date.now();
     let done = 0;
@@ -79,8 +78,6 @@ async function main(): Promise<void> {
     );
     const used = process.cpuUsage(cpu);
     const elapsed = (Date.now() - start) / 1000;
-    const w1 = (globalThis as { __writes?: () => number }).__writes?.() ?? 0;
-    if (w1 > 0) process.stdout.write(`socket writes per request: ${((w1 - w0) / done).toFixed(2)}\n`);
     process.stdout.write(
       `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req\n`,
     );
