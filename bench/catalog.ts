@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { productCreateBody, storefrontPatchBody } from "./bodies";
 import type { BenchEnv, BenchRow } from "./env";
-import { type Figures, load } from "./lib";
+import { type Figures, type LoadOptions, load } from "./lib";
 
 /**
  * Issue 3's benchmark, in the same run as the framework floor: PATCH a storefront (a deep merge), and POST a
@@ -21,7 +22,11 @@ import { type Figures, load } from "./lib";
 const MERCHANTS = 16;
 /** BENCH_CATALOG=d,e runs only those loads (all by default), e.g. to profile one. */
 const selected = (process.env.BENCH_CATALOG ?? "d,d2,d3,e").split(",");
-const skipped: Figures = { name: "", reqPerSec: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 };
+/** The load, or (not selected) an empty row that is left out of the results. */
+async function measure(tag: string, name: string, options: LoadOptions): Promise<Figures> {
+  if (!selected.includes(tag)) return { name, reqPerSec: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 };
+  return load(name, options);
+}
 export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
   const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => {} });
   try {
@@ -52,26 +57,8 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
     const productsUrl = `${storefrontUrl}/products`;
 
     let n = 0;
-    const patchBody = () => {
-      n++;
-      return JSON.stringify({
-        branding: { font: n % 2 === 0 ? "Inter" : "Lora" },
-        schedule: { monday: { close: n % 2 === 0 ? "20:00" : "21:00" }, sunday: { closed: n % 2 === 0 } },
-        delivery: { enabled: true, fixedPrice: n % 50 },
-      });
-    };
-    const productBody = () => {
-      n++;
-      return JSON.stringify({
-        title: `Concha ${n}`,
-        price: 18.5,
-        salePrice: 15,
-        category: "Pan",
-        sku: `SKU-${n}`,
-        stock: 40,
-        tags: ["pan dulce", "horneado hoy"],
-      });
-    };
+    const patchBody = () => JSON.stringify(storefrontPatchBody(++n));
+    const productBody = () => JSON.stringify(productCreateBody(++n));
     let turn = 0;
     /** The next merchant's storefront (or its products) and a fresh body each time (and Idempotency-Key). */
     const spread = (body: () => string, suffix: string, isIdempotent: boolean) => () => {
@@ -96,35 +83,29 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
       await request(env, "POST", `/v1/storefronts/${storefrontId}/products`, auth, JSON.parse(productBody()));
     }
 
-    const patch = !selected.includes("d")
-      ? { ...skipped, name: "(d) PATCH storefront, deep merge" }
-      : await load("(d) PATCH storefront, deep merge", {
-          url: storefrontUrl,
-          method: "PATCH",
-          headers: auth,
-          body: patchBody(),
-          setupRequest: spread(patchBody, "", false),
-        });
-    const patchIdempotent = !selected.includes("d2")
-      ? { ...skipped, name: "(d2) same, with a fresh Idempotency-Key" }
-      : await load("(d2) same, with a fresh Idempotency-Key", {
-          url: storefrontUrl,
-          method: "PATCH",
-          headers: auth,
-          body: patchBody(),
-          setupRequest: spread(patchBody, "", true),
-          durationSec: 5,
-        });
-    const patchOneRow = !selected.includes("d3")
-      ? { ...skipped, name: "(d3) same, all 32 clients on ONE storefront" }
-      : await load("(d3) same, all 32 clients on ONE storefront", {
-          url: storefrontUrl,
-          method: "PATCH",
-          headers: auth,
-          body: patchBody(),
-          setupRequest: fresh(patchBody),
-          durationSec: 5,
-        });
+    const patch = await measure("d", "(d) PATCH storefront, deep merge", {
+      url: storefrontUrl,
+      method: "PATCH",
+      headers: auth,
+      body: patchBody(),
+      setupRequest: spread(patchBody, "", false),
+    });
+    const patchIdempotent = await measure("d2", "(d2) same, with a fresh Idempotency-Key", {
+      url: storefrontUrl,
+      method: "PATCH",
+      headers: auth,
+      body: patchBody(),
+      setupRequest: spread(patchBody, "", true),
+      durationSec: 5,
+    });
+    const patchOneRow = await measure("d3", "(d3) same, all 32 clients on ONE storefront", {
+      url: storefrontUrl,
+      method: "PATCH",
+      headers: auth,
+      body: patchBody(),
+      setupRequest: fresh(patchBody),
+      durationSec: 5,
+    });
 
     const userIds = merchants.map((m) => m.userId);
     const resetCounter = setInterval(() => {
@@ -132,15 +113,13 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
     }, 1000);
     let create: Figures;
     try {
-      create = !selected.includes("e")
-        ? { ...skipped, name: "(e) POST product + Idem-Key" }
-        : await load("(e) POST product + Idem-Key", {
-            url: productsUrl,
-            method: "POST",
-            headers: auth,
-            body: productBody(),
-            setupRequest: spread(productBody, "/products", true),
-          });
+      create = await measure("e", "(e) POST product + Idem-Key", {
+        url: productsUrl,
+        method: "POST",
+        headers: auth,
+        body: productBody(),
+        setupRequest: spread(productBody, "/products", true),
+      });
     } finally {
       clearInterval(resetCounter);
     }

@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
 import { handleV1Request } from "@/server/http/router";
+import { productCreateBody, storefrontPatchBody } from "./bodies";
 
 /**
  * The /v1 pipeline without any HTTP server: 32 concurrent loops calling handleV1Request for BENCH_DURATION_SEC,
@@ -20,7 +22,6 @@ async function main(): Promise<void> {
   const merchants: Array<{ key: string; storefrontId: string }> = [];
   for (let i = 0; i < 16; i++) {
     const user = await bootstrapUser(developer.key);
-    const { sql } = await import("drizzle-orm");
     await db.execute(
       sql`update api_keys set rpm = 100000000, daily_limit = 100000000 where account_id = ${user.userId}`,
     );
@@ -46,22 +47,10 @@ async function main(): Promise<void> {
         "POST",
         `/v1/storefronts/${merchant.storefrontId}/products`,
         merchant.key,
-        {
-          title: `Concha ${n}`,
-          price: 18.5,
-          salePrice: 15,
-          category: "Pan",
-          sku: `SKU-${n}`,
-          stock: 40,
-          tags: ["pan dulce", "horneado hoy"],
-        },
+        productCreateBody(n),
         { "idempotency-key": `bench-${randomBytes(8).toString("hex")}` },
       );
-    return send("PATCH", `/v1/storefronts/${merchant.storefrontId}`, merchant.key, {
-      branding: { font: n % 2 === 0 ? "Inter" : "Lora" },
-      schedule: { monday: { close: n % 2 === 0 ? "20:00" : "21:00" }, sunday: { closed: n % 2 === 0 } },
-      delivery: { enabled: true, fixedPrice: n % 50 },
-    });
+    return send("PATCH", `/v1/storefronts/${merchant.storefrontId}`, merchant.key, storefrontPatchBody(n));
   };
   for (let i = 0; i < 200; i++) await one();
   const run = async () => {

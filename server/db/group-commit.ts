@@ -1,5 +1,11 @@
 import type { Db } from "@/server/db/client";
 
+type Pending<Item, Result> = {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+};
+
 /**
  * Group commit: while one statement of a kind is in flight on a database, the requests that arrive wait, then
  * go together in the next statement. Under light load each request goes alone and at once; under heavy load
@@ -7,44 +13,45 @@ import type { Db } from "@/server/db/client";
  * more CPU than the statement itself, so this is where the /v1 pipeline's per-request overhead went.
  *
  * `run` gets a batch and answers one result per item, in order. `canJoin` keeps apart items that must not
- * share a statement (e.g. two updates of one row); they wait for the next one. One queue per database handle.
+ * share a statement (e.g. two updates of one row); they wait for the next one. Each database handle has its
+ * own queue.
  */
-export class GroupCommitQueue<Item, Result> {
-  private pending: Array<{
-    item: Item;
-    resolve: (result: Result) => void;
-    reject: (error: unknown) => void;
-  }> = [];
-  private inFlight = false;
+export class GroupCommit<Item, Result> {
+  private readonly queues = new WeakMap<Db, { pending: Array<Pending<Item, Result>>; inFlight: boolean }>();
 
   constructor(
-    private readonly db: Db,
     private readonly run: (db: Db, items: Item[]) => Promise<Result[]>,
     private readonly canJoin: (batch: Item[], item: Item) => boolean = () => true,
     private readonly maxBatch = 256,
   ) {}
 
-  submit(item: Item): Promise<Result> {
+  submit(db: Db, item: Item): Promise<Result> {
+    let queue = this.queues.get(db);
+    if (!queue) {
+      queue = { pending: [], inFlight: false };
+      this.queues.set(db, queue);
+    }
+    const current = queue;
     return new Promise((resolve, reject) => {
-      this.pending.push({ item, resolve, reject });
-      if (!this.inFlight) this.flush();
+      current.pending.push({ item, resolve, reject });
+      if (!current.inFlight) this.flush(db, current);
     });
   }
 
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    const batch: typeof this.pending = [];
-    const rest: typeof this.pending = [];
+  private flush(db: Db, queue: { pending: Array<Pending<Item, Result>>; inFlight: boolean }): void {
+    if (queue.pending.length === 0) return;
+    const batch: Array<Pending<Item, Result>> = [];
+    const rest: Array<Pending<Item, Result>> = [];
     const items: Item[] = [];
-    for (const entry of this.pending) {
+    for (const entry of queue.pending) {
       if (batch.length < this.maxBatch && this.canJoin(items, entry.item)) {
         batch.push(entry);
         items.push(entry.item);
       } else rest.push(entry);
     }
-    this.pending = rest;
-    this.inFlight = true;
-    this.run(this.db, items)
+    queue.pending = rest;
+    queue.inFlight = true;
+    this.run(db, items)
       .then(
         (results) => {
           for (const [index, entry] of batch.entries()) entry.resolve(results[index] as Result);
@@ -54,22 +61,8 @@ export class GroupCommitQueue<Item, Result> {
         },
       )
       .finally(() => {
-        this.inFlight = false;
-        this.flush();
+        queue.inFlight = false;
+        this.flush(db, queue);
       });
   }
-}
-
-/** One queue per (database handle, kind of statement). */
-export function queueFor<Item, Result>(
-  registry: WeakMap<Db, GroupCommitQueue<Item, Result>>,
-  db: Db,
-  create: (db: Db) => GroupCommitQueue<Item, Result>,
-): GroupCommitQueue<Item, Result> {
-  let queue = registry.get(db);
-  if (!queue) {
-    queue = create(db);
-    registry.set(db, queue);
-  }
-  return queue;
 }

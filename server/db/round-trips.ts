@@ -61,7 +61,7 @@ function forTransaction(connection: ReservedSql, prepared: boolean): ReservedSql
     const name = `s${next++}`;
     await connection.unsafe(`savepoint ${name}`);
     try {
-      const result = await fn(transactionConnection);
+      const result = await fn(connection);
       await connection.unsafe(`release savepoint ${name}`);
       return result;
     } catch (error) {
@@ -69,6 +69,5 @@ function forTransaction(connection: ReservedSql, prepared: boolean): ReservedSql
       throw error;
     }
   };
-  const transactionConnection = Object.assign(connection, { unsafe, savepoint });
-  return transactionConnection;
+  return Object.assign(connection, { unsafe, savepoint });
 }

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Db, queryRows } from "@/server/db/client";
-import { GroupCommitQueue, queueFor } from "@/server/db/group-commit";
+import { GroupCommit } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
@@ -32,7 +32,11 @@ export function validateIdempotencyKey(value: string): void {
 type ClaimRequest = { keyId: string; idempotencyKey: string; fingerprint: string; now: Date };
 
 /** Concurrent claims share one insert (server/db/group-commit.ts); the same key twice waits for the next one. */
-const claimQueues = new WeakMap<Db, GroupCommitQueue<ClaimRequest, boolean>>();
+const claims = new GroupCommit<ClaimRequest, boolean>(
+  (db, batch) => claimBatch(db, batch),
+  (batch, item) =>
+    !batch.some((other) => other.keyId === item.keyId && other.idempotencyKey === item.idempotencyKey),
+);
 
 /**
  * Claims (key, Idempotency-Key) with one atomic insert. A row older than 24 h, or an in-progress claim whose
@@ -46,18 +50,7 @@ export async function claimIdempotencyKey(
   fingerprint: string,
   now: Date,
 ): Promise<IdempotencyClaim> {
-  const queue = queueFor(
-    claimQueues,
-    db,
-    (handle) =>
-      new GroupCommitQueue(
-        handle,
-        claimBatch,
-        (batch, item) =>
-          !batch.some((other) => other.keyId === item.keyId && other.idempotencyKey === item.idempotencyKey),
-      ),
-  );
-  const claimed = await queue.submit({ keyId, idempotencyKey, fingerprint, now });
+  const claimed = await claims.submit(db, { keyId, idempotencyKey, fingerprint, now });
   if (claimed) return { kind: "claimed" };
 
   const [existing] = await db
@@ -94,14 +87,14 @@ async function claimBatch(db: Db, batch: ClaimRequest[]): Promise<boolean[]> {
   const now = batch[0]?.now ?? new Date();
   const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
   const lockedUntil = new Date(now.getTime() + CLAIM_LEASE_MS);
-  const claims = JSON.stringify(
+  const batchJson = JSON.stringify(
     batch.map((claim) => ({ k: claim.keyId, i: claim.idempotencyKey, f: claim.fingerprint })),
   );
   const rows = await queryRows<{ key_id: string; idempotency_key: string }>(
     db,
     sql`insert into idempotency_keys (key_id, idempotency_key, fingerprint, state, locked_until, created_at)
         select c.k, c.i, c.f, 'in_progress', ${lockedUntil.toISOString()}, ${now.toISOString()}
-        from jsonb_to_recordset(${claims}::jsonb) as c(k text, i text, f text)
+        from jsonb_to_recordset(${batchJson}::jsonb) as c(k text, i text, f text)
         on conflict (key_id, idempotency_key) do update set
           fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
           created_at = excluded.created_at, response_status = null, response_body = null, response_headers = null

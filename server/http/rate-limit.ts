@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow } from "@/server/accounts/keys";
 import type { Actor } from "@/server/context";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
-import { GroupCommitQueue, queueFor } from "@/server/db/group-commit";
+import { GroupCommit } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { log } from "@/server/lib/log";
@@ -42,7 +42,13 @@ type CountedRow = KeyAuthRow & {
 type PendingCount = { keyHash: string; minuteStart: number; dayStart: number };
 
 /** Concurrent requests share one counting statement (group commit); one statement counts in one pair of windows. */
-const countingQueues = new WeakMap<Db, GroupCommitQueue<PendingCount, CountedRow | undefined>>();
+const counting = new GroupCommit<PendingCount, CountedRow | undefined>(
+  (db, batch) => countBatch(db, batch),
+  (batch, item) => {
+    const first = batch[0];
+    return !first || (first.minuteStart === item.minuteStart && first.dayStart === item.dayStart);
+  },
+);
 
 /**
  * Authenticates the key AND counts the request, before the handler runs (spec, Rate-limit mechanics 1-6): the
@@ -58,18 +64,9 @@ export async function authenticateAndCount(
   now: Date,
 ): Promise<{ actor: Actor; limits: RateLimitResult }> {
   if (!KEY_PATTERN.test(rawKey)) throw new AppError("invalid_api_key");
-  const queue = queueFor(
-    countingQueues,
-    db,
-    (handle) =>
-      new GroupCommitQueue(handle, countBatch, (batch, item) => {
-        const first = batch[0];
-        return !first || (first.minuteStart === item.minuteStart && first.dayStart === item.dayStart);
-      }),
-  );
   let row: CountedRow | undefined;
   try {
-    row = await queue.submit({
+    row = await counting.submit(db, {
       keyHash: sha256Hex(rawKey),
       minuteStart: minuteWindowStart(now),
       dayStart: dayWindowStart(now),
