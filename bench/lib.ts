@@ -11,6 +11,10 @@ export type Figures = {
   non2xx: number;
   /** CPU time of the `next-server` process per request (ms), from /proc; steadier than req/s on a noisy machine. */
   serverCpuMsPerRequest?: number;
+  /** CPU time of every local `postgres` process per request (ms), when PostgreSQL runs on this machine. */
+  databaseCpuMsPerRequest?: number;
+  /** CPU time of this process (autocannon, the load generator) per request (ms). */
+  clientCpuMsPerRequest?: number;
   /** Responses by status code, e.g. `{"201": 3012}` (absent for figures not measured with autocannon). */
   statuses?: Record<string, number>;
 };
@@ -33,7 +37,9 @@ export type LoadOptions = {
 
 /** autocannon at 32 connections for 10 s unless told otherwise; returns req/s and latency percentiles (ms). */
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
-  const cpuBefore = nextServerCpuMs();
+  const cpuBefore = processCpuMs("next-server");
+  const databaseCpuBefore = processCpuMs("postgres");
+  const clientCpuBefore = process.cpuUsage();
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",
@@ -59,13 +65,17 @@ export async function load(name: string, options: LoadOptions): Promise<Figures>
         ]
       : undefined,
   });
-  const cpuAfter = nextServerCpuMs();
+  const cpuAfter = processCpuMs("next-server");
+  const databaseCpuAfter = processCpuMs("postgres");
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const total = result.requests.total;
+  const perRequest = (before: number | null, after: number | null) =>
+    before !== null && after !== null && total > 0 ? (after - before) / total : undefined;
   return {
     name,
-    serverCpuMsPerRequest:
-      cpuBefore !== null && cpuAfter !== null && result.requests.total > 0
-        ? (cpuAfter - cpuBefore) / result.requests.total
-        : undefined,
+    serverCpuMsPerRequest: perRequest(cpuBefore, cpuAfter),
+    databaseCpuMsPerRequest: perRequest(databaseCpuBefore, databaseCpuAfter),
+    clientCpuMsPerRequest: total > 0 ? (clientCpu.user + clientCpu.system) / 1000 / total : undefined,
     reqPerSec: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -88,7 +98,9 @@ export function printFigures(
       ? ` ${r.ratio.value.toFixed(2)}x of ${r.ratio.to}${r.ratio.target !== undefined ? ` (target >= ${r.ratio.target})` : ""}`
       : "";
     const cpu =
-      r.serverCpuMsPerRequest !== undefined ? `  cpu ${r.serverCpuMsPerRequest.toFixed(2)} ms/req` : "";
+      r.serverCpuMsPerRequest !== undefined
+        ? `  cpu ${r.serverCpuMsPerRequest.toFixed(2)} ms/req (db ${r.databaseCpuMsPerRequest?.toFixed(2) ?? "-"}, client ${r.clientCpuMsPerRequest?.toFixed(2) ?? "-"})`
+        : "";
     return `${r.name.padEnd(44)} ${r.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${cpu}  errors ${r.errors} non2xx ${r.non2xx}${r.non2xx > 0 ? ` ${JSON.stringify(r.statuses)}` : ""}${ratio}`;
   });
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -136,8 +148,8 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** Total user+system CPU (ms) of the processes named `next-server` (Linux /proc), or null when none is found. */
-function nextServerCpuMs(): number | null {
+/** Total user+system CPU (ms) of the processes whose name starts with `prefix` (Linux /proc), or null when none. */
+function processCpuMs(prefix: string): number | null {
   let total = 0;
   let found = false;
   for (const entry of readdirSync("/proc")) {
@@ -145,7 +157,7 @@ function nextServerCpuMs(): number | null {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (!name.startsWith("next-server")) continue;
+      if (!name.startsWith(prefix)) continue;
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // Fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms; here offset by the two fields before.
       total += (Number(fields[11]) + Number(fields[12])) * 10;

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, type SQLWrapper, sql } from "drizzle-orm";
 import { type Db, queryRows } from "@/server/db/client";
 import { GroupCommit } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
@@ -123,6 +123,41 @@ export async function completeIdempotencyKey(
       responseHeaders: response.headers,
     })
     .where(and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idempotencyKey, idempotencyKey)));
+}
+
+/** A success to store in the same statement as its write (see `idempotencyRecordCte`). */
+export type IdempotencyRecord = { keyId: string; idempotencyKey: string; response: StoredResponse };
+
+/**
+ * The stored response as a CTE of the write's OWN statement, for operations whose whole write is one statement
+ * (product create): it stores the response only when `written`, a CTE of the same statement, has a row. One
+ * statement is atomic, so the write and its record commit together or not at all, with no transaction and one
+ * round trip. Its values are placeholders (filled by `idempotencyRecordValues`), so the statement can be built
+ * once and prepared. Values go in as text and are cast in SQL: a prepared `$n::jsonb` would make postgres.js
+ * encode the already-encoded headers a second time.
+ */
+export function idempotencyRecordCte(db: Db, written: SQLWrapper) {
+  return db.$with("idempotency_record", {}).as(
+    sql`update ${idempotencyKeys} set state = 'done',
+          response_status = ${sql.placeholder("recordStatus")}::text::int,
+          response_body = ${sql.placeholder("recordBody")}::text,
+          response_headers = ${sql.placeholder("recordHeaders")}::text::jsonb
+        where key_id = ${sql.placeholder("recordKeyId")}::text
+          and idempotency_key = ${sql.placeholder("recordIdempotencyKey")}::text
+          and exists (select 1 from ${written})
+        returning 1`,
+  );
+}
+
+export function idempotencyRecordValues(record: IdempotencyRecord): Record<string, string> {
+  return {
+    recordStatus: String(record.response.status),
+    // Encrypted, as in completeIdempotencyKey.
+    recordBody: encryptSecret(record.response.body),
+    recordHeaders: JSON.stringify(record.response.headers),
+    recordKeyId: record.keyId,
+    recordIdempotencyKey: record.idempotencyKey,
+  };
 }
 
 /** Releases a claim whose request failed with a 5xx: nothing was written, so a retry must run again. */

@@ -176,8 +176,9 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
 }
 
 /**
- * decisions.md, Idempotency: the stored success commits in the same transaction as the write; a 4xx is stored
- * after the write rolled back; a 5xx releases the claim so a retry runs again.
+ * decisions.md, Idempotency: the stored success commits with the write (in the same transaction, or in the
+ * write's own statement for `oneStatement` operations); a 4xx is stored after the write rolled back; a 5xx
+ * releases the claim so a retry runs again.
  */
 async function runIdempotent(
   route: AnyRoute,
@@ -196,6 +197,12 @@ async function runIdempotent(
   if (claim.kind === "replay") return storedToResponse(claim.response, state);
 
   try {
+    if (route.oneStatement) {
+      const write = route.oneStatement(ctx, input);
+      const response = toStored(write.reply, state);
+      await write.run({ keyId: actor.keyId, idempotencyKey, response });
+      return storedToResponse(response, state, false);
+    }
     if (route.idempotentInTransaction === false) {
       const response = toStored(await route.handler(ctx, input), state);
       await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);

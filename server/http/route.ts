@@ -1,10 +1,14 @@
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
+import type { IdempotencyRecord } from "./idempotency";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
 
 /** What a handler answers: status and JSON body (and extra headers, e.g. Location). */
 export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** An operation's answer, known before its one-statement write runs (see `oneStatement`). */
+export type OneStatementWrite = { reply: Reply; run: (record: IdempotencyRecord) => Promise<void> };
 
 export type HandlerInput<B, Q, P> = { body: B; query: Q; params: P; headers: Headers };
 
@@ -43,6 +47,13 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
    * and the response is stored right after it.
    */
   idempotentInTransaction?: boolean;
+  /**
+   * For an operation whose whole write is ONE statement and whose answer is known before it runs (product
+   * create): with an Idempotency-Key the pipeline calls this instead of `handler`, and `run` stores the
+   * response in the write's own statement. Atomic without a transaction, in one round trip. `handler` must
+   * answer what `reply` says.
+   */
+  oneStatement?: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => OneStatementWrite;
   handler: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => Promise<Reply>;
 };
 

@@ -1,10 +1,13 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { dbReady } from "@/server/db/client";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import {
   createMerchant,
   createTestStorefront,
   type Merchant,
   productCountOf,
+  setProductCount,
 } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import type { ProductDto } from "./schema";
@@ -205,6 +208,90 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
     const reused = await create({ title: "Other", price: 1 }, headers);
     expect(reused.status).toBe(409);
     expect(reused.body.error.code).toBe("idempotency_key_reused");
+  });
+
+  it("the answer is the stored product: a later GET and a replay say the same, money rounded as numeric(14,4) does", async () => {
+    // The create answers from the row it sends (server/products/service.ts, planProductCreate); the database
+    // must not store anything else.
+    const body = {
+      title: "Pan 🍞 de muerto",
+      price: 18.12345,
+      salePrice: 1.00005,
+      description: "2 < 3 y a=b",
+      tags: ["día", "muertos"],
+      extraProductsCategory: [
+        { ...EXTRA, extraProducts: [{ title: "Relleno", price: 0.1 + 0.2, available: true }] },
+      ],
+    };
+    const keyed: Record<string, string> = { "idempotency-key": "stored-as-answered" };
+    for (const headers of [{}, keyed]) {
+      const created = await create(body, headers);
+      expect(created.status).toBe(201);
+      expect(created.body.product).toMatchObject({ price: 18.1235, salePrice: 1.0001 });
+      const read = await call<{ product: ProductDto }>(
+        "GET",
+        `${productsPath()}/${created.body.product.id}`,
+        {
+          key: merchant.userKey,
+        },
+      );
+      expect(read.body.product).toEqual(created.body.product);
+      if ("idempotency-key" in headers) {
+        const replay = await create(body, headers);
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        expect(replay.text).toBe(created.text);
+      }
+    }
+  });
+
+  it("with an Idempotency-Key the response is stored in the insert's own statement: when storing fails, no product is written and a retry creates it", async () => {
+    const db = await dbReady();
+    const title = `Record fails ${Date.now()}`;
+    const rowsWithTitle = async () => {
+      const rows = await db.execute(sql`select count(*)::int as n from products where title = ${title}`);
+      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ n: number }>;
+      return list[0]?.n;
+    };
+    const before = await productCountOf(merchant.userId);
+    const headers = { "idempotency-key": "product-record-fails" };
+    await db.execute(sql`create function marea_test_fail_product_record() returns trigger language plpgsql as $$
+      begin if new.state = 'done' then raise exception 'record store failed'; end if; return new; end $$`);
+    await db.execute(sql`create trigger marea_test_fail_product_record before update on idempotency_keys
+      for each row execute function marea_test_fail_product_record()`);
+    try {
+      const failed = await create({ title, price: 3 }, headers);
+      expect(failed.status).toBe(500);
+      expect(failed.body.error.code).toBe("internal_error");
+      expect(await rowsWithTitle()).toBe(0);
+      expect(await productCountOf(merchant.userId)).toBe(before);
+    } finally {
+      await db.execute(sql`drop trigger marea_test_fail_product_record on idempotency_keys`);
+      await db.execute(sql`drop function marea_test_fail_product_record()`);
+    }
+    const retried = await create({ title, price: 3 }, headers);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    expect(await rowsWithTitle()).toBe(1);
+    expect(await productCountOf(merchant.userId)).toBe(before + 1);
+  });
+
+  it("at the plan limit with an Idempotency-Key: 402 plan_max_products_reached is stored and replayed, nothing written", async () => {
+    const limited = await createMerchant();
+    const shop = await createTestStorefront(limited.userKey);
+    await setProductCount(limited.userId, 2_000);
+    const send = () =>
+      call<ErrorBody>("POST", `/v1/storefronts/${shop.id}/products`, {
+        key: limited.userKey,
+        body: { title: "One too many", price: 1 },
+        headers: { "idempotency-key": "over-the-limit" },
+      });
+    const first = await send();
+    expect(first.status).toBe(402);
+    expect(first.body.error.code).toBe("plan_max_products_reached");
+    const replay = await send();
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.text).toBe(first.text);
+    expect(await productCountOf(limited.userId)).toBe(2_000);
   });
 
   it("an unknown storefront is 404 storefront_not_found", async () => {

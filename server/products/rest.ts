@@ -17,6 +17,7 @@ import {
   deleteProduct,
   getProduct,
   listProducts,
+  planProductCreate,
   updateProduct,
 } from "./service";
 
@@ -37,6 +38,11 @@ export const productRoutes = [
     body: ProductManifest,
     responses: { 201: { description: "The product", schema: ProductResponse } },
     errors: [400, 402, 404, 409, 410, 413, ...COMMON_ERRORS],
+    // With an Idempotency-Key: the stored response goes into the insert's own statement.
+    oneStatement: (ctx, { params, body }) => {
+      const plan = planProductCreate(ctx, params.storefrontId, body);
+      return { reply: { status: 201, body: { product: plan.product } }, run: plan.run };
+    },
     handler: async (ctx, { params, body }) => ({
       status: 201,
       body: await createProduct(ctx, params.storefrontId, body),

@@ -1,4 +1,5 @@
 import { and, asc, eq, getTableColumns, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
 import { accounts } from "@/server/accounts/tables";
@@ -7,6 +8,12 @@ import { type Db, getDb } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { errorBody } from "@/server/http/envelope";
+import {
+  type IdempotencyRecord,
+  idempotencyRecordCte,
+  idempotencyRecordValues,
+} from "@/server/http/idempotency";
+import { roundLikeNumeric } from "@/server/lib/decimal";
 import { newId } from "@/server/lib/ids";
 import type { ListQuery } from "@/server/lib/pagination";
 import { decodeCursor, toPage } from "@/server/lib/pagination";
@@ -47,20 +54,21 @@ async function assertLiveStorefront(
   if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
 }
 
+/** Every column of a new product, as it will be stored (money already rounded the way `numeric(14,4)` does). */
 function newProductRow(
   accountId: string,
   storefrontId: string,
   input: ProductManifest,
   now: Date,
-): typeof products.$inferInsert {
+): ProductRow {
   return {
     id: newId("prd"),
     storefrontId,
     accountId,
     title: input.title,
-    price: input.price,
+    price: roundLikeNumeric(input.price, 4),
     description: input.description ?? null,
-    salePrice: input.salePrice ?? null,
+    salePrice: input.salePrice == null ? null : roundLikeNumeric(input.salePrice, 4),
     category: input.category ?? null,
     subcategory: input.subcategory ?? null,
     imageUrl: input.imageUrl ?? null,
@@ -147,64 +155,128 @@ export async function insertProductsWithinLimit(
   };
 }
 
+const PRODUCT_COLUMNS = Object.entries(getTableColumns(products));
+
 /**
- * `select <the row's values> from <source>`, each value cast to its column's type, in the table's column order:
- * an INSERT ... SELECT that inserts nothing when `source` is empty.
+ * `select <one placeholder per column> from <source>`, each cast to its column's type, in the table's column
+ * order: an INSERT ... SELECT that inserts nothing when `source` is empty. Values go in as text and are cast in
+ * SQL: the same on postgres.js and PGlite, whatever their serializers do (`productColumnValues` fills them).
  */
-function selectRowFrom(source: SQLWrapper, row: typeof products.$inferInsert): SQL {
-  const values = Object.entries(getTableColumns(products)).map(([key, column]) => {
-    const value = (row as Record<string, unknown>)[key];
-    const type = sql.raw(column.getSQLType());
-    if (value === undefined || value === null) return sql`null::${type}`;
-    // Sent as text and cast in SQL: the same on postgres.js and PGlite, whatever their serializers do.
-    return sql`${String(column.mapToDriverValue(value))}::text::${type}`;
-  });
+function selectPlaceholderRowFrom(source: SQLWrapper): SQL {
+  const values = PRODUCT_COLUMNS.map(
+    ([key, column]) => sql`${sql.placeholder(`column_${key}`)}::text::${sql.raw(column.getSQLType())}`,
+  );
   return sql`select ${sql.join(values, sql`, `)} from ${source}`;
 }
 
+function productColumnValues(row: ProductRow): Record<string, string | null> {
+  const values: Record<string, string | null> = {};
+  for (const [key, column] of PRODUCT_COLUMNS) {
+    const value = (row as Record<string, unknown>)[key];
+    values[`column_${key}`] =
+      value === undefined || value === null ? null : String(column.mapToDriverValue(value));
+  }
+  return values;
+}
+
 /**
- * Operation 7, POST /v1/storefronts/{storefrontId}/products. Over the plan's product limit: 402
- * `plan_max_products_reached` with `upgrade`. ONE statement counts and inserts: a data-modifying CTE moves the
- * account's counter only while `product_count + 1 <= limit` (so two creates at 1,999 cannot both pass) and
- * only while the storefront is live (key-share locked, so a concurrent delete waits or is seen), and the
- * product row is inserted from that CTE's result: no counter, no row. When nothing was inserted, the reason
- * is read once: 404, 410 or 402.
+ * The create statement (see `planProductCreate`), with placeholders. A data-modifying CTE moves the account's
+ * counter only while `product_count + 1 <= limit` (so two creates at 1,999 cannot both pass) and only while the
+ * storefront is live (key-share locked, so a concurrent delete waits or is seen); the product row is inserted
+ * from that CTE's result: no counter, no row. With `recordsIdempotency`, the stored Idempotency-Key response is
+ * a third CTE of the same statement, written only with the row.
  */
+function productCreateStatement(db: Db, recordsIdempotency: boolean) {
+  const counted = db.$with("counted", { id: accounts.id }).as(
+    sql`update ${accounts} set ${sql.identifier(accounts.productCount.name)} = ${accounts.productCount} + 1
+        where ${accounts.id} = ${sql.placeholder("accountId")}::text
+          and ${accounts.productCount} + 1 <= ${productLimitSql()}
+          and exists (select 1 from ${storefronts} where ${storefronts.id} = ${sql.placeholder("storefrontId")}::text
+                and ${storefronts.accountId} = ${sql.placeholder("accountId")}::text and ${storefronts.deletedAt} is null
+                for key share)
+        returning ${accounts.id}`,
+  );
+  const ctes = recordsIdempotency ? [counted, idempotencyRecordCte(db, counted)] : [counted];
+  return db
+    .with(...ctes)
+    .insert(products)
+    .select(selectPlaceholderRowFrom(counted))
+    .returning();
+}
+
+type ProductCreateStatement = Pick<ReturnType<typeof productCreateStatement>, "execute">;
+
+/**
+ * drizzle's prepared query for the create statement, built once per database: building the SQL of this
+ * statement was about 15% of a product create's CPU. A transaction builds its own (prepared queries are bound
+ * to their session).
+ */
+const preparedCreates = new WeakMap<
+  Db,
+  { plain: ProductCreateStatement; recorded: ProductCreateStatement }
+>();
+
+function createStatementFor(db: Db, recordsIdempotency: boolean): ProductCreateStatement {
+  if (db instanceof PgTransaction) return productCreateStatement(db as unknown as Db, recordsIdempotency);
+  let prepared = preparedCreates.get(db);
+  if (!prepared) {
+    prepared = {
+      plain: productCreateStatement(db, false).prepare("marea_product_create"),
+      recorded: productCreateStatement(db, true).prepare("marea_product_create_recorded"),
+    };
+    preparedCreates.set(db, prepared);
+  }
+  return recordsIdempotency ? prepared.recorded : prepared.plain;
+}
+
+/**
+ * Operation 7, POST /v1/storefronts/{storefrontId}/products, in two steps: the product as it will be stored
+ * (every value is known before the write: id, timestamps, rounded money), and `run`, which writes it with ONE
+ * statement. Given an Idempotency-Key record, `run` stores it in that same statement (the /v1 pipeline does
+ * this instead of opening a transaction). Over the plan's product limit: 402 `plan_max_products_reached` with
+ * `upgrade`. When nothing was inserted, the reason is read once: 404, 410 or 402.
+ */
+export function planProductCreate(
+  ctx: ServiceContext,
+  storefrontId: string,
+  input: ProductManifest,
+): { product: ProductDto; run: (record?: IdempotencyRecord) => Promise<void> } {
+  const actor = requireActor(ctx);
+  const row = newProductRow(actor.accountId, storefrontId, input, ctx.now());
+  const run = async (record?: IdempotencyRecord) => {
+    const values = {
+      accountId: actor.accountId,
+      storefrontId,
+      ...productColumnValues(row),
+      ...(record ? idempotencyRecordValues(record) : {}),
+    };
+    const [inserted] = await createStatementFor(ctx.db, record !== undefined).execute(values);
+    if (!inserted) {
+      await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
+      const [account] = await ctx.db
+        .select({ plan: accounts.plan })
+        .from(accounts)
+        .where(eq(accounts.id, actor.accountId));
+      const plan = account?.plan ?? "FREE_NEW";
+      throw new AppError("plan_max_products_reached", {
+        upgrade: upgradeFor(plan),
+        detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+      });
+    }
+    scheduleImageProcessing(ctx, [inserted]);
+  };
+  return { product: toProductDto(row), run };
+}
+
+/** Operation 7 for callers without an Idempotency-Key record: plan, then write. */
 export async function createProduct(
   ctx: ServiceContext,
   storefrontId: string,
   input: ProductManifest,
 ): Promise<{ product: ProductDto }> {
-  const actor = requireActor(ctx);
-  const counted = ctx.db.$with("counted", { id: accounts.id }).as(
-    sql`update ${accounts} set ${sql.identifier(accounts.productCount.name)} = ${accounts.productCount} + 1
-        where ${accounts.id} = ${actor.accountId}
-          and ${accounts.productCount} + 1 <= ${productLimitSql()}
-          and exists (select 1 from ${storefronts} where ${storefronts.id} = ${storefrontId}
-                and ${storefronts.accountId} = ${actor.accountId} and ${storefronts.deletedAt} is null
-                for key share)
-        returning ${accounts.id}`,
-  );
-  const row = newProductRow(actor.accountId, storefrontId, input, ctx.now());
-  const [inserted] = await ctx.db
-    .with(counted)
-    .insert(products)
-    .select(selectRowFrom(counted, row))
-    .returning();
-  if (!inserted) {
-    await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
-    const [account] = await ctx.db
-      .select({ plan: accounts.plan })
-      .from(accounts)
-      .where(eq(accounts.id, actor.accountId));
-    const plan = account?.plan ?? "FREE_NEW";
-    throw new AppError("plan_max_products_reached", {
-      upgrade: upgradeFor(plan),
-      detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
-    });
-  }
-  scheduleImageProcessing(ctx, [inserted]);
-  return { product: toProductDto(inserted) };
+  const plan = planProductCreate(ctx, storefrontId, input);
+  await plan.run();
+  return { product: plan.product };
 }
 
 /**
