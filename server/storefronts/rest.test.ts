@@ -574,6 +574,45 @@ describe("PATCH /v1/storefronts/{storefrontId} (operation 6; spec, PATCH rules)"
     await removeAfter(s.id);
   });
 
+  it("null for hidden stores false; a schedule day or the whole schedule set to null clears it; a day replaces a cleared day", async () => {
+    const s = await createTestStorefront(merchant.userKey, {
+      hidden: true,
+      schedule: { monday: { open: "09:00", close: "18:00" }, friday: { open: "08:00", close: "12:00" } },
+    });
+    const cleared = await patch(s.id, { hidden: null, schedule: { monday: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.storefront.hidden).toBe(false);
+    expect(cleared.body.storefront.schedule?.monday).toBeNull();
+    expect(cleared.body.storefront.schedule?.friday).toEqual({ open: "08:00", close: "12:00", closed: null });
+    const refilled = await patch(s.id, { schedule: { monday: { open: "10:00" } } });
+    expect(refilled.body.storefront.schedule?.monday).toEqual({ open: "10:00", close: null, closed: null });
+    const gone = await patch(s.id, { schedule: null });
+    expect(gone.body.storefront.schedule).toBeNull();
+    await removeAfter(s.id);
+  });
+
+  it("an unreadable If-Match never matches (409); a published storefront keeps its slug (400 slug)", async () => {
+    const s = await createTestStorefront(merchant.userKey);
+    const unreadable = await patch(s.id, { name: "Never" }, { "if-match": "not a date" });
+    expect(unreadable.status).toBe(409);
+    expect(unreadable.body.error.code).toBe("storefront_conflict");
+    await removeAfter(s.id);
+
+    const pro = await createMerchant({ plan: "PRO", verified: true });
+    const live = await createTestStorefront(pro.userKey, { name: "Slug Keeper" });
+    await call("POST", `/v1/storefronts/${live.id}/publish`, { key: pro.userKey });
+    const result = await call<ErrorBody>("PATCH", `/v1/storefronts/${live.id}`, {
+      key: pro.userKey,
+      body: { slug: null, name: "Renamed" },
+    });
+    expect(result.status).toBe(400);
+    expect(result.body.error).toMatchObject({ code: "invalid_request", param: "slug" });
+    const read = await call<{ storefront: StorefrontDto }>("GET", `/v1/storefronts/${live.id}`, {
+      key: pro.userKey,
+    });
+    expect(read.body.storefront).toMatchObject({ name: "Slug Keeper", slug: "slug-keeper", published: true });
+  });
+
   it("If-Match with a stale updatedAt is 409 storefront_conflict; the current one passes", async () => {
     const s = await createTestStorefront(merchant.userKey);
     const first = await patch(s.id, { name: "One" }, { "if-match": s.updatedAt ?? "" });

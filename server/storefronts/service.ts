@@ -1,4 +1,5 @@
-import { and, asc, count, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
+import { type AnyPgColumn, PgTransaction } from "drizzle-orm/pg-core";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
 import { requireActor, type ServiceContext } from "@/server/context";
@@ -13,7 +14,6 @@ import { products } from "@/server/products/tables";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
 import {
   type CreateStorefrontInput,
-  DAYS,
   type StorefrontDto,
   THEME_PRESETS,
   type UpdateStorefrontInput,
@@ -155,63 +155,93 @@ export async function listStorefronts(
   return toPage(rows, query.limit, toStorefrontDto);
 }
 
-function jsonParam(value: unknown): SQL {
-  // `::text::jsonb`: the parameter is plain text on both drivers, never re-serialized by a jsonb serializer.
-  return sql`${JSON.stringify(value)}::text::jsonb`;
+/** The PATCH body as ONE jsonb value: the keys it sends (null included), branding's `{preset}` resolved. */
+function patchDocument(input: UpdateStorefrontInput): string {
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) patch[key] = value;
+  if (input.branding) patch.branding = normalizeBranding(input.branding);
+  return JSON.stringify(patch);
 }
 
 /**
- * The SET clause of a PATCH, merged IN the UPDATE statement (spec, PATCH rules 1-2): nested objects deep-merge
- * (`branding` and `delivery` key by key, `schedule` day by day and then key by key), arrays and scalars
- * replace. Computing the merge in SQL makes concurrent PATCHes compose: PostgreSQL re-evaluates the expression
- * on the newest row version, so no update is lost and no row lock is held across a round trip to this process.
+ * The PATCH statement: ONE UPDATE whose every column is `case when <the body has the key> then <new value> else
+ * <old value> end`, reading the body from one jsonb parameter (`input.p`). Its shape never depends on the body,
+ * so drizzle builds it once and it is prepared (building it per request was a quarter of a PATCH's CPU).
+ *
+ * The merge happens IN the statement (spec, PATCH rules 1-2): `branding` and `delivery` merge key by key,
+ * `schedule` day by day and then key by key; arrays and scalars replace; null clears (`hidden`: false).
+ * PostgreSQL evaluates it on the newest row version, so concurrent PATCHes compose: no update is lost and no
+ * row lock is held across a round trip to this process. Guards: the account, not deleted, `If-Match` equal to
+ * `updatedAt` (`ifMatchAt`, or `ifMatchNever` for an unreadable header), and a published storefront keeps its
+ * slug.
  */
-function patchSet(input: UpdateStorefrontInput, now: Date): Record<string, unknown> {
+function storefrontPatchStatement(db: Db) {
   const t = storefronts;
-  const set: Record<string, unknown> = {
-    // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
-    updatedAt: sql`greatest(${now.toISOString()}::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
-  };
-  const scalars = ["name", "language", "currency", "businessType", "pickup", "dineIn", "slug"] as const;
-  for (const key of scalars) if (input[key] !== undefined) set[key] = input[key];
-  if (input.hidden !== undefined) set.hidden = input.hidden ?? false;
-  if (input.biography !== undefined)
-    set.biography = input.biography === null ? null : jsonParam(input.biography);
-  if (input.blocks !== undefined) set.blocks = input.blocks === null ? null : jsonParam(input.blocks);
-  if (input.categories !== undefined)
-    set.categories = input.categories === null ? null : jsonParam(input.categories);
-  if (input.branding !== undefined) {
-    set.branding =
-      input.branding === null
-        ? null
-        : sql`coalesce(${t.branding}, '{}'::jsonb) || ${jsonParam(normalizeBranding(input.branding))}`;
+  const has = (key: string) => sql.raw(`(input.p ? '${key}')`);
+  const text = (key: string) => sql.raw(`(input.p ->> '${key}')`);
+  const json = (key: string) => sql.raw(`(input.p -> '${key}')`);
+  const isNullIn = (key: string) => sql.raw(`(jsonb_typeof(input.p -> '${key}') = 'null')`);
+  const replaceText = (key: string, column: AnyPgColumn) =>
+    sql`case when ${has(key)} then ${text(key)} else ${column} end`;
+  const replaceBoolean = (key: string, column: AnyPgColumn) =>
+    sql`case when ${has(key)} then ${text(key)}::boolean else ${column} end`;
+  const replaceJson = (key: string, column: AnyPgColumn) =>
+    sql`case when ${has(key)} then nullif(${json(key)}, 'null'::jsonb) else ${column} end`;
+  const mergeJson = (key: string, column: AnyPgColumn) =>
+    sql`case when not ${has(key)} then ${column} when ${isNullIn(key)} then null
+          else coalesce(${column}, '{}'::jsonb) || ${json(key)} end`;
+  return db
+    .update(storefronts)
+    .set({
+      name: replaceText("name", t.name),
+      language: replaceText("language", t.language),
+      currency: replaceText("currency", t.currency),
+      businessType: replaceText("businessType", t.businessType),
+      slug: replaceText("slug", t.slug),
+      pickup: replaceBoolean("pickup", t.pickup),
+      dineIn: replaceBoolean("dineIn", t.dineIn),
+      hidden: sql`case when ${has("hidden")} then coalesce(${text("hidden")}::boolean, false) else ${t.hidden} end`,
+      biography: replaceJson("biography", t.biography),
+      blocks: replaceJson("blocks", t.blocks),
+      categories: replaceJson("categories", t.categories),
+      branding: mergeJson("branding", t.branding),
+      delivery: mergeJson("delivery", t.delivery),
+      schedule: sql`case when not ${has("schedule")} then ${t.schedule} when ${isNullIn("schedule")} then null
+        else coalesce(${t.schedule}, '{}'::jsonb) || coalesce((
+          select jsonb_object_agg(day.key, case
+              when jsonb_typeof(day.value) = 'object' and jsonb_typeof(${t.schedule} -> day.key) = 'object'
+              then (${t.schedule} -> day.key) || day.value else day.value end)
+          from jsonb_each(${json("schedule")}) as day), '{}'::jsonb) end`,
+      // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
+      updatedAt: sql`greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
+    })
+    .from(sql`(select ${sql.placeholder("patch")}::text::jsonb as p) as input`)
+    .where(
+      and(
+        eq(t.id, sql`${sql.placeholder("storefrontId")}::text`),
+        eq(t.accountId, sql`${sql.placeholder("accountId")}::text`),
+        isNull(t.deletedAt),
+        sql`(${sql.placeholder("ifMatchAt")}::text is null or ${t.updatedAt} = ${sql.placeholder("ifMatchAt")}::text::timestamptz)`,
+        sql`not ${sql.placeholder("ifMatchNever")}::text::boolean`,
+        sql`not (${has("slug")} and ${isNullIn("slug")} and ${t.published})`,
+      ),
+    )
+    .returning();
+}
+
+type StorefrontPatchStatement = Pick<ReturnType<typeof storefrontPatchStatement>, "execute">;
+
+/** Built once per database and prepared; a transaction builds its own (prepared queries belong to a session). */
+const preparedPatches = new WeakMap<Db, StorefrontPatchStatement>();
+
+function patchStatementFor(db: Db): StorefrontPatchStatement {
+  if (db instanceof PgTransaction) return storefrontPatchStatement(db as unknown as Db);
+  let prepared = preparedPatches.get(db);
+  if (!prepared) {
+    prepared = storefrontPatchStatement(db).prepare("marea_storefront_patch");
+    preparedPatches.set(db, prepared);
   }
-  if (input.delivery !== undefined) {
-    set.delivery =
-      input.delivery === null
-        ? null
-        : sql`coalesce(${t.delivery}, '{}'::jsonb) || ${jsonParam(input.delivery)}`;
-  }
-  if (input.schedule !== undefined) {
-    const schedule = input.schedule;
-    if (schedule === null) set.schedule = null;
-    else {
-      const days = DAYS.filter((day) => schedule[day] !== undefined).map((day) => {
-        const value = schedule[day];
-        const merged =
-          value === null
-            ? sql`'null'::jsonb`
-            : sql`(case when jsonb_typeof(${t.schedule} -> ${day}::text) = 'object'
-                   then (${t.schedule} -> ${day}::text) || ${jsonParam(value)} else ${jsonParam(value)} end)`;
-        return sql`${day}::text, ${merged}`;
-      });
-      set.schedule =
-        days.length === 0
-          ? sql`coalesce(${t.schedule}, '{}'::jsonb)`
-          : sql`coalesce(${t.schedule}, '{}'::jsonb) || jsonb_build_object(${sql.join(days, sql`, `)})`;
-    }
-  }
-  return set;
+  return prepared;
 }
 
 /** The `updatedAt` an If-Match header names: `*` or absent means no condition; unreadable never matches. */
@@ -229,9 +259,9 @@ function parseIfMatch(header: string | null): Date | "any" | "never" {
 /**
  * Operation 6, PATCH /v1/storefronts/{storefrontId} (spec, PATCH rules 1-4; decisions.md, Storefront
  * lifecycle). The body was validated whole before this runs (a `whatsapp` or `products` key is a 400 and
- * nothing is written). One UPDATE applies the deep merge, guarded by: the account, not deleted (else 410),
- * `If-Match` equal to the current `updatedAt` (else 409 `storefront_conflict`), and a published storefront
- * keeps a slug. When it changes no row, the row is read once to say which guard failed.
+ * nothing is written). One UPDATE applies the deep merge under its guards (`storefrontPatchStatement`); when
+ * it changes no row, the row is read once to say which guard failed: 404, 410, the slug rule or 409
+ * `storefront_conflict`.
  */
 export async function updateStorefront(
   ctx: ServiceContext,
@@ -241,21 +271,16 @@ export async function updateStorefront(
 ): Promise<{ storefront: StorefrontDto }> {
   const actor = requireActor(ctx);
   const expected = parseIfMatch(ifMatch);
-  const guards = [
-    eq(storefronts.id, storefrontId),
-    eq(storefronts.accountId, actor.accountId),
-    isNull(storefronts.deletedAt),
-  ];
-  if (expected === "never") guards.push(sql`false`);
-  else if (expected !== "any") guards.push(eq(storefronts.updatedAt, expected));
-  if (input.slug === null) guards.push(eq(storefronts.published, false));
   let rows: StorefrontRow[];
   try {
-    rows = await ctx.db
-      .update(storefronts)
-      .set(patchSet(input, ctx.now()))
-      .where(and(...guards))
-      .returning();
+    rows = (await patchStatementFor(ctx.db).execute({
+      patch: patchDocument(input),
+      now: ctx.now().toISOString(),
+      storefrontId,
+      accountId: actor.accountId,
+      ifMatchAt: expected instanceof Date ? expected.toISOString() : null,
+      ifMatchNever: String(expected === "never"),
+    })) as StorefrontRow[];
   } catch (error) {
     if (pgErrorCode(error) === "23505") throw slugTaken();
     throw error;
