@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 200; i++) await one();
   const run = async () => {
     const cpu = process.cpuUsage();
+    const databaseCpu = postgresCpuMs();
     const start = Date.now();
     let done = 0;
     await Promise.all(
@@ -66,14 +68,32 @@ async function main(): Promise<void> {
       }),
     );
     const used = process.cpuUsage(cpu);
+    const databaseUsed = postgresCpuMs() - databaseCpu;
     const elapsed = (Date.now() - start) / 1000;
     process.stdout.write(
-      `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req\n`,
+      `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req, local postgres ${(databaseUsed / done).toFixed(3)} ms/req\n`,
     );
   };
   if (process.env.BENCH_ALS === "1") await new AsyncLocalStorage().run({}, run);
   else await run();
   await closeDb();
+}
+
+/** User+system CPU (ms) of every local `postgres` process, from /proc (0 when PostgreSQL runs elsewhere). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // the process went away
+    }
+  }
+  return total;
 }
 
 async function send(

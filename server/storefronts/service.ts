@@ -215,7 +215,9 @@ function storefrontPatchStatement(db: Db) {
       // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
       updatedAt: sql`greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
     })
-    .from(sql`(select ${sql.placeholder("patch")}::text::jsonb as p) as input`)
+    // `offset 0` keeps the subquery from being inlined: otherwise PostgreSQL parses the JSON text again at each
+    // of the ~25 places that read `input.p`.
+    .from(sql`(select ${sql.placeholder("patch")}::text::jsonb as p offset 0) as input`)
     .where(
       and(
         eq(t.id, sql`${sql.placeholder("storefrontId")}::text`),
