@@ -8,7 +8,7 @@ import { wakeDeliveries } from "@/server/webhooks/wake";
 import { revokeKeyRow } from "./keys";
 import type { UserDto } from "./schema";
 import { type AccountRow, findActiveAccountByEmail, sendVerificationCode, toUserDto } from "./service";
-import { accounts } from "./tables";
+import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
 /** The reasons of `user.cancelled` (spec, Events). */
@@ -154,8 +154,11 @@ export async function cancelStaleUnverifiedAccounts(db: Db, now: Date): Promise<
 }
 
 /**
- * Job `cleanup-no-tos` (`90d_no_tos`): verified accounts that have not accepted the current terms 90 days after
- * they were published.
+ * Job `cleanup-no-tos` (`90d_no_tos`): verified USER accounts (spec, Events: "verified user") that have not
+ * accepted the current terms 90 days after they were published. The terms bind whom the write gate warns: an
+ * account holding a user key (`assertTermsAcceptedForWrite`). A developer account an operator made with
+ * `dev-key create` holds developer keys only; its key never saw `tos_not_accepted`, so it is never cancelled
+ * for it.
  */
 export async function cancelAccountsWithoutCurrentTerms(db: Db, now: Date): Promise<number> {
   const terms = currentTerms();
@@ -167,6 +170,7 @@ export async function cancelAccountsWithoutCurrentTerms(db: Db, now: Date): Prom
       and(
         eq(accounts.status, "verified"),
         or(sql`${accounts.tosAcceptedVersion} is null`, ne(accounts.tosAcceptedVersion, terms.version)),
+        sql`exists (select 1 from ${apiKeys} where ${apiKeys.accountId} = ${accounts.id} and ${apiKeys.kind} = 'user')`,
       ),
     );
   return cancelMany(

@@ -21,7 +21,7 @@ const DAY = 86_400_000;
 
 let worker: DeliveryWorker;
 let receiver: Receiver;
-let developer: { key: string; keyId: string };
+let developer: { key: string; keyId: string; accountId: string };
 
 beforeAll(async () => {
   worker = startDeliveryWorker({ pollMs: 100 });
@@ -213,6 +213,8 @@ describe("cancellation reasons", () => {
       expect(await accountStatus(refuser.userId)).toBe("cancelled");
       expect(await accountStatus(accepter.userId)).toBe("verified");
       expect((await cancellationOf(refuser.userId)).reason).toBe("90d_no_tos");
+      // The operator-made developer account (verified, developer keys only) is not bound by the gate: it stays.
+      expect(await accountStatus(developer.accountId)).toBe("verified");
     } finally {
       setTestEnv({ TOS_VERSION: undefined, TOS_PUBLISHED_AT: undefined });
     }
