@@ -12,6 +12,16 @@ export function log(level: Level, msg: string, fields: Record<string, unknown> =
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  if (value instanceof Error) {
+    return { name: value.name, message: redactParams(value.message), stack: redactParams(value.stack) };
+  }
   return value;
+}
+
+/**
+ * drizzle's failed-query errors end with `params: <every bound value>`: request bodies, stored responses,
+ * emails. The SQL text stays (it is ours and says what failed); the values never reach the log.
+ */
+export function redactParams<T extends string | undefined>(text: T): T {
+  return (text?.replace(/\nparams: [\s\S]*?(?=\n\s+at |$)/, "\nparams: [redacted]") ?? text) as T;
 }

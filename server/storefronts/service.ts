@@ -190,45 +190,47 @@ function storefrontPatchStatement(db: Db) {
   const mergeJson = (key: string, column: AnyPgColumn) =>
     sql`case when not ${has(key)} then ${column} when ${isNullIn(key)} then null
           else coalesce(${column}, '{}'::jsonb) || ${json(key)} end`;
-  return db
-    .update(storefronts)
-    .set({
-      name: replaceText("name", t.name),
-      language: replaceText("language", t.language),
-      currency: replaceText("currency", t.currency),
-      businessType: replaceText("businessType", t.businessType),
-      slug: replaceText("slug", t.slug),
-      pickup: replaceBoolean("pickup", t.pickup),
-      dineIn: replaceBoolean("dineIn", t.dineIn),
-      hidden: sql`case when ${has("hidden")} then coalesce(${text("hidden")}::boolean, false) else ${t.hidden} end`,
-      biography: replaceJson("biography", t.biography),
-      blocks: replaceJson("blocks", t.blocks),
-      categories: replaceJson("categories", t.categories),
-      branding: mergeJson("branding", t.branding),
-      delivery: mergeJson("delivery", t.delivery),
-      schedule: sql`case when not ${has("schedule")} then ${t.schedule} when ${isNullIn("schedule")} then null
+  return (
+    db
+      .update(storefronts)
+      .set({
+        name: replaceText("name", t.name),
+        language: replaceText("language", t.language),
+        currency: replaceText("currency", t.currency),
+        businessType: replaceText("businessType", t.businessType),
+        slug: replaceText("slug", t.slug),
+        pickup: replaceBoolean("pickup", t.pickup),
+        dineIn: replaceBoolean("dineIn", t.dineIn),
+        hidden: sql`case when ${has("hidden")} then coalesce(${text("hidden")}::boolean, false) else ${t.hidden} end`,
+        biography: replaceJson("biography", t.biography),
+        blocks: replaceJson("blocks", t.blocks),
+        categories: replaceJson("categories", t.categories),
+        branding: mergeJson("branding", t.branding),
+        delivery: mergeJson("delivery", t.delivery),
+        schedule: sql`case when not ${has("schedule")} then ${t.schedule} when ${isNullIn("schedule")} then null
         else coalesce(${t.schedule}, '{}'::jsonb) || coalesce((
           select jsonb_object_agg(day.key, case
               when jsonb_typeof(day.value) = 'object' and jsonb_typeof(${t.schedule} -> day.key) = 'object'
               then (${t.schedule} -> day.key) || day.value else day.value end)
           from jsonb_each(${json("schedule")}) as day), '{}'::jsonb) end`,
-      // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
-      updatedAt: sql`greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
-    })
-    // `offset 0` keeps the subquery from being inlined: otherwise PostgreSQL parses the JSON text again at each
-    // of the ~25 places that read `input.p`.
-    .from(sql`(select ${sql.placeholder("patch")}::text::jsonb as p offset 0) as input`)
-    .where(
-      and(
-        eq(t.id, sql`${sql.placeholder("storefrontId")}::text`),
-        eq(t.accountId, sql`${sql.placeholder("accountId")}::text`),
-        isNull(t.deletedAt),
-        sql`(${sql.placeholder("ifMatchAt")}::text is null or ${t.updatedAt} = ${sql.placeholder("ifMatchAt")}::text::timestamptz)`,
-        sql`not ${sql.placeholder("ifMatchNever")}::text::boolean`,
-        sql`not (${has("slug")} and ${isNullIn("slug")} and ${t.published})`,
-      ),
-    )
-    .returning();
+        // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
+        updatedAt: sql`greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
+      })
+      // `offset 0` keeps the subquery from being inlined: otherwise PostgreSQL parses the JSON text again at each
+      // of the ~25 places that read `input.p`.
+      .from(sql`(select ${sql.placeholder("patch")}::text::jsonb as p offset 0) as input`)
+      .where(
+        and(
+          eq(t.id, sql`${sql.placeholder("storefrontId")}::text`),
+          eq(t.accountId, sql`${sql.placeholder("accountId")}::text`),
+          isNull(t.deletedAt),
+          sql`(${sql.placeholder("ifMatchAt")}::text is null or ${t.updatedAt} = ${sql.placeholder("ifMatchAt")}::text::timestamptz)`,
+          sql`not ${sql.placeholder("ifMatchNever")}::text::boolean`,
+          sql`not (${has("slug")} and ${isNullIn("slug")} and ${t.published})`,
+        ),
+      )
+      .returning()
+  );
 }
 
 type StorefrontPatchStatement = Pick<ReturnType<typeof storefrontPatchStatement>, "execute">;
