@@ -10,8 +10,8 @@ import { productCreateBody, storefrontPatchBody } from "./bodies";
 /**
  * The /v1 pipeline without any HTTP server: 32 concurrent loops calling handleV1Request for BENCH_DURATION_SEC,
  * printing requests/s and CPU ms per request of this process. For profiling the service layer with readable
- * names: `node --cpu-prof --import tsx bench/in-process.ts patch`. Set BENCH_ALS=1 to run inside an
- * AsyncLocalStorage context, as Next runs route handlers (it turns on promise hooks).
+ * names: `node --cpu-prof --import tsx bench/in-process.ts patch`. Set BENCH_ALS=N to run inside N
+ * AsyncLocalStorage contexts, as Next runs route handlers (they turn on promise hooks).
  * Needs DATABASE_URL (a scratch database).
  */
 const scenario = process.argv[2] ?? "patch";
@@ -74,8 +74,14 @@ async function main(): Promise<void> {
       `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req, local postgres ${(databaseUsed / done).toFixed(3)} ms/req\n`,
     );
   };
-  if (process.env.BENCH_ALS === "1") await new AsyncLocalStorage().run({}, run);
-  else await run();
+  // Next runs a route handler inside several AsyncLocalStorage contexts at once; each one adds work to every
+  // promise the request creates.
+  let wrapped = run;
+  for (let i = 0; i < Number(process.env.BENCH_ALS ?? 0); i++) {
+    const inner = wrapped;
+    wrapped = () => new AsyncLocalStorage().run({}, inner);
+  }
+  await wrapped();
   await closeDb();
 }
 

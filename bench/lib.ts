@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export type Figures = {
@@ -128,8 +128,16 @@ export function startProcess(
 ): ChildProcess {
   const child = spawn(command, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
-  child.stdout?.on("data", (d: Buffer) => lines.push(d.toString()));
-  child.stderr?.on("data", (d: Buffer) => lines.push(d.toString()));
+  // BENCH_SERVER_LOG=<file>: everything the server prints goes there too (e.g. with NODE_OPTIONS=--trace-gc).
+  const logFile = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : null;
+  child.stdout?.on("data", (d: Buffer) => {
+    lines.push(d.toString());
+    logFile?.write(d);
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    lines.push(d.toString());
+    logFile?.write(d);
+  });
   child.on("exit", (code) => {
     if (code && code !== 0 && code !== 143)
       process.stderr.write(`${logName} exited ${code}\n${lines.join("").slice(-2000)}\n`);

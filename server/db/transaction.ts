@@ -21,3 +21,17 @@ export function pgErrorCode(error: unknown): string | null {
   }
   return null;
 }
+
+/**
+ * True when a query failed with a unique violation on `table`: postgres.js names the table `table_name`,
+ * PGlite `table`; drizzle wraps either as the `cause`.
+ */
+export function isUniqueViolationOn(error: unknown, table: string): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const e = current as { code?: unknown; table_name?: unknown; table?: unknown; cause?: unknown };
+    if (e.code === "23505") return e.table_name === table || e.table === table;
+    current = e.cause;
+  }
+  return false;
+}

@@ -9,6 +9,7 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   fingerprintOf,
+  isIdempotencyKeyTaken,
   releaseIdempotencyKey,
   type StoredResponse,
   validateIdempotencyKey,
@@ -22,6 +23,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 type RequestState = {
   requestId: string;
+  /** The request's URL, parsed once. */
+  url: URL;
   language: Language;
   /** Headers every answer carries once known (rate-limit headers after counting). */
   headers: Record<string, string>;
@@ -30,6 +33,7 @@ type RequestState = {
 export function newRequestState(request: Request): RequestState {
   return {
     requestId: newId("req"),
+    url: new URL(request.url),
     language: pickLanguage(request.headers.get("accept-language")),
     headers: {},
   };
@@ -66,7 +70,7 @@ export async function runPipeline(
 
     const rawBody = route.body ? await readBody(request) : "";
     const body = route.body ? parseJson(rawBody) : undefined;
-    const query = Object.fromEntries(new URL(request.url).searchParams);
+    const query = Object.fromEntries(state.url.searchParams);
     const input = {
       params: route.params ? parseInput(route.params, pathParams, state.language) : pathParams,
       query: route.query ? parseInput(route.query, query, state.language) : query,
@@ -191,8 +195,12 @@ async function runIdempotent(
   state: RequestState,
 ): Promise<Response> {
   validateIdempotencyKey(idempotencyKey);
-  const url = new URL(request.url);
-  const fingerprint = fingerprintOf(request.method, `${url.pathname}${url.search}`, rawBody);
+  const fingerprint = fingerprintOf(request.method, `${state.url.pathname}${state.url.search}`, rawBody);
+  const key = { keyId: actor.keyId, idempotencyKey, fingerprint };
+  if (route.oneStatement) {
+    const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);
+    if (answered) return answered;
+  }
   const claim = await claimIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, fingerprint, new Date());
   if (claim.kind === "replay") return storedToResponse(claim.response, state);
 
@@ -221,16 +229,7 @@ async function runIdempotent(
     await recorded;
     return storedToResponse(stored, state, false);
   } catch (error) {
-    if (isAppError(error) && error.status < 500) {
-      const failure = errorResponse(error, state.requestId, state.language);
-      const response: StoredResponse = {
-        status: failure.status,
-        body: await failure.text(),
-        headers: Object.fromEntries(failure.headers),
-      };
-      await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);
-      return storedToResponse(response, state, false);
-    }
+    if (isAppError(error) && error.status < 500) return storeRefusal(ctx, key, error, state);
     await releaseIdempotencyKey(ctx.db, actor.keyId, idempotencyKey).catch((releaseError: unknown) => {
       log("error", "could not release idempotency claim", {
         requestId: state.requestId,
@@ -239,6 +238,64 @@ async function runIdempotent(
     });
     throw error;
   }
+}
+
+type IdempotencyKeyOfRequest = { keyId: string; idempotencyKey: string; fingerprint: string };
+
+/**
+ * The fast path for a one-statement operation: no claim round trip first. The write's statement inserts the
+ * finished record itself, so a fresh key costs nothing extra. Answers null when the key already has a record
+ * (a retry, a concurrent twin, an expired record): that statement failed whole and wrote nothing, and the
+ * caller goes through the claim, which replays, refuses or takes the key over. A 4xx wrote nothing and
+ * recorded nothing: the key is claimed now and the refusal stored (or a twin that finished meanwhile replayed).
+ */
+async function runOneStatementClaimingKey(
+  oneStatement: NonNullable<AnyRoute["oneStatement"]>,
+  ctx: ServiceContext,
+  input: Parameters<AnyRoute["handler"]>[1],
+  key: IdempotencyKeyOfRequest,
+  state: RequestState,
+): Promise<Response | null> {
+  const write = oneStatement(ctx, input);
+  const response = toStored(write.reply, state);
+  try {
+    await write.run({
+      keyId: key.keyId,
+      idempotencyKey: key.idempotencyKey,
+      response,
+      claim: { fingerprint: key.fingerprint, now: new Date() },
+    });
+    return storedToResponse(response, state, false);
+  } catch (error) {
+    if (isIdempotencyKeyTaken(error)) return null;
+    if (!isAppError(error) || error.status >= 500) throw error;
+    const claim = await claimIdempotencyKey(
+      ctx.db,
+      key.keyId,
+      key.idempotencyKey,
+      key.fingerprint,
+      new Date(),
+    );
+    if (claim.kind === "replay") return storedToResponse(claim.response, state);
+    return storeRefusal(ctx, key, error, state);
+  }
+}
+
+/** A 4xx of the operation itself, stored under the claimed key (so a retry gets the same answer). */
+async function storeRefusal(
+  ctx: ServiceContext,
+  key: IdempotencyKeyOfRequest,
+  error: AppError,
+  state: RequestState,
+): Promise<Response> {
+  const failure = errorResponse(error, state.requestId, state.language);
+  const response: StoredResponse = {
+    status: failure.status,
+    body: await failure.text(),
+    headers: Object.fromEntries(failure.headers),
+  };
+  await completeIdempotencyKey(ctx.db, key.keyId, key.idempotencyKey, response);
+  return storedToResponse(response, state, false);
 }
 
 function toStored(reply: Reply, state: RequestState): StoredResponse {

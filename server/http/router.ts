@@ -62,7 +62,7 @@ const COMPILED = compile(ALL_ROUTES);
 export async function handleV1Request(request: Request): Promise<Response> {
   const state = newRequestState(request);
   try {
-    const pathname = new URL(request.url).pathname;
+    const pathname = state.url.pathname;
     const method = request.method === "HEAD" ? "GET" : request.method;
     for (const compiled of COMPILED) {
       const match = compiled.pattern.exec(pathname);

@@ -256,7 +256,7 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
     const headers = { "idempotency-key": "product-record-fails" };
     await db.execute(sql`create function marea_test_fail_product_record() returns trigger language plpgsql as $$
       begin if new.state = 'done' then raise exception 'record store failed'; end if; return new; end $$`);
-    await db.execute(sql`create trigger marea_test_fail_product_record before update on idempotency_keys
+    await db.execute(sql`create trigger marea_test_fail_product_record before insert or update on idempotency_keys
       for each row execute function marea_test_fail_product_record()`);
     try {
       const failed = await create({ title, price: 3 }, headers);
@@ -273,6 +273,61 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
     expect(retried.headers.get("idempotent-replayed")).toBeNull();
     expect(await rowsWithTitle()).toBe(1);
     expect(await productCountOf(merchant.userId)).toBe(before + 1);
+  });
+
+  it("a fresh Idempotency-Key is claimed by the insert's own statement: its record is written once, finished, never in progress", async () => {
+    const db = await dbReady();
+    await db.execute(sql`create table marea_test_record_writes (op text, state text, idempotency_key text)`);
+    await db.execute(sql`create function marea_test_log_record() returns trigger language plpgsql as $$
+      begin insert into marea_test_record_writes values (tg_op, new.state, new.idempotency_key); return new; end $$`);
+    await db.execute(sql`create trigger marea_test_log_record before insert or update on idempotency_keys
+      for each row execute function marea_test_log_record()`);
+    try {
+      const created = await create({ title: "Claimed in one", price: 2 }, { "idempotency-key": "one-write" });
+      expect(created.status).toBe(201);
+      const rows = await db.execute(
+        sql`select op, state from marea_test_record_writes where idempotency_key = 'one-write'`,
+      );
+      const writes = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
+      expect(writes).toEqual([{ op: "INSERT", state: "done" }]);
+    } finally {
+      await db.execute(sql`drop trigger marea_test_log_record on idempotency_keys`);
+      await db.execute(sql`drop function marea_test_log_record()`);
+      await db.execute(sql`drop table marea_test_record_writes`);
+    }
+  });
+
+  it("10 concurrent creates with one fresh Idempotency-Key make one product, and every 201 is that product", async () => {
+    const before = await productCountOf(merchant.userId);
+    const headers = { "idempotency-key": "concurrent-twins" };
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => create({ title: "Twin", price: 4 }, headers)),
+    );
+    expect(await productCountOf(merchant.userId)).toBe(before + 1);
+    const created = results.filter((r) => r.status === 201);
+    const inProgress = results.filter((r) => r.status === 409);
+    expect(created.length + inProgress.length).toBe(10);
+    expect(new Set(created.map((r) => r.body.product.id)).size).toBe(1);
+    expect(created.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    for (const r of inProgress) expect(r.body.error.code).toBe("idempotency_request_in_progress");
+  });
+
+  it("a record older than 24 h under the same Idempotency-Key is taken over: the create runs again", async () => {
+    const db = await dbReady();
+    const headers = { "idempotency-key": "expired-record" };
+    const first = await create({ title: "Yesterday", price: 5 }, headers);
+    expect(first.status).toBe(201);
+    await db.execute(sql`update idempotency_keys set created_at = now() - interval '25 hours'
+      where idempotency_key = 'expired-record'`);
+    const before = await productCountOf(merchant.userId);
+    const again = await create({ title: "Today", price: 5 }, headers);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(again.body.product.id).not.toBe(first.body.product.id);
+    expect(await productCountOf(merchant.userId)).toBe(before + 1);
+    const replay = await create({ title: "Today", price: 5 }, headers);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.product.id).toBe(again.body.product.id);
   });
 
   it("at the plan limit with an Idempotency-Key: 402 plan_max_products_reached is stored and replayed, nothing written", async () => {

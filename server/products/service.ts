@@ -179,14 +179,17 @@ function productColumnValues(row: ProductRow): Record<string, string | null> {
   return values;
 }
 
+/** How the create statement stores an Idempotency-Key response (see `idempotencyRecordCte`). */
+type RecordMode = "none" | "finishes-claim" | "claims";
+
 /**
  * The create statement (see `planProductCreate`), with placeholders. A data-modifying CTE moves the account's
  * counter only while `product_count + 1 <= limit` (so two creates at 1,999 cannot both pass) and only while the
  * storefront is live (key-share locked, so a concurrent delete waits or is seen); the product row is inserted
- * from that CTE's result: no counter, no row. With `recordsIdempotency`, the stored Idempotency-Key response is
- * a third CTE of the same statement, written only with the row.
+ * from that CTE's result: no counter, no row. With a record mode other than `none`, the stored Idempotency-Key
+ * response is a third CTE of the same statement, written only with the row.
  */
-function productCreateStatement(db: Db, recordsIdempotency: boolean) {
+function productCreateStatement(db: Db, recordMode: RecordMode) {
   const counted = db.$with("counted", { id: accounts.id }).as(
     sql`update ${accounts} set ${sql.identifier(accounts.productCount.name)} = ${accounts.productCount} + 1
         where ${accounts.id} = ${sql.placeholder("accountId")}::text
@@ -196,37 +199,36 @@ function productCreateStatement(db: Db, recordsIdempotency: boolean) {
                 for key share)
         returning ${accounts.id}`,
   );
-  const ctes = recordsIdempotency ? [counted, idempotencyRecordCte(db, counted)] : [counted];
+  const ctes =
+    recordMode === "none" ? [counted] : [counted, idempotencyRecordCte(db, counted, recordMode === "claims")];
   return db
     .with(...ctes)
     .insert(products)
     .select(selectPlaceholderRowFrom(counted))
-    .returning();
+    .returning({ id: products.id });
 }
 
 type ProductCreateStatement = Pick<ReturnType<typeof productCreateStatement>, "execute">;
 
 /**
- * drizzle's prepared query for the create statement, built once per database: building the SQL of this
+ * drizzle's prepared queries for the create statement, built once per database: building the SQL of this
  * statement was about 15% of a product create's CPU. A transaction builds its own (prepared queries are bound
  * to their session).
  */
-const preparedCreates = new WeakMap<
-  Db,
-  { plain: ProductCreateStatement; recorded: ProductCreateStatement }
->();
+const preparedCreates = new WeakMap<Db, Record<RecordMode, ProductCreateStatement>>();
 
-function createStatementFor(db: Db, recordsIdempotency: boolean): ProductCreateStatement {
-  if (db instanceof PgTransaction) return productCreateStatement(db as unknown as Db, recordsIdempotency);
+function createStatementFor(db: Db, recordMode: RecordMode): ProductCreateStatement {
+  if (db instanceof PgTransaction) return productCreateStatement(db as unknown as Db, recordMode);
   let prepared = preparedCreates.get(db);
   if (!prepared) {
     prepared = {
-      plain: productCreateStatement(db, false).prepare("marea_product_create"),
-      recorded: productCreateStatement(db, true).prepare("marea_product_create_recorded"),
+      none: productCreateStatement(db, "none").prepare("marea_product_create"),
+      "finishes-claim": productCreateStatement(db, "finishes-claim").prepare("marea_product_create_finish"),
+      claims: productCreateStatement(db, "claims").prepare("marea_product_create_claim"),
     };
     preparedCreates.set(db, prepared);
   }
-  return recordsIdempotency ? prepared.recorded : prepared.plain;
+  return prepared[recordMode];
 }
 
 /**
@@ -250,7 +252,8 @@ export function planProductCreate(
       ...productColumnValues(row),
       ...(record ? idempotencyRecordValues(record) : {}),
     };
-    const [inserted] = await createStatementFor(ctx.db, record !== undefined).execute(values);
+    const recordMode: RecordMode = !record ? "none" : record.claim ? "claims" : "finishes-claim";
+    const [inserted] = await createStatementFor(ctx.db, recordMode).execute(values);
     if (!inserted) {
       await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
       const [account] = await ctx.db
@@ -263,7 +266,7 @@ export function planProductCreate(
         detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
       });
     }
-    scheduleImageProcessing(ctx, [inserted]);
+    scheduleImageProcessing(ctx, [row]);
   };
   return { product: toProductDto(row), run };
 }
