@@ -7,10 +7,14 @@ export type Figures = {
   reqPerSec: number;
   p50: number;
   p99: number;
+  p90?: number;
+  max?: number;
   errors: number;
   non2xx: number;
   /** CPU time of the `next-server` process per request (ms), from /proc; steadier than req/s on a noisy machine. */
   serverCpuMsPerRequest?: number;
+  /** The part of it on the server's main thread (JavaScript; GC helper and libuv threads excluded). */
+  serverMainThreadCpuMsPerRequest?: number;
   /** CPU time of every local `postgres` process per request (ms), when PostgreSQL runs on this machine. */
   databaseCpuMsPerRequest?: number;
   /** CPU time of this process (autocannon, the load generator) per request (ms). */
@@ -33,6 +37,8 @@ export type LoadOptions = {
   body?: string;
   durationSec?: number;
   connections?: number;
+  /** Count only the `next-server` of this process group (the pid `startProcess` returned), when several run. */
+  processGroup?: number;
 };
 
 /** Seconds of the same load run, unmeasured, before each measurement (BENCH_WARMUP_SEC, default 3). */
@@ -46,24 +52,27 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
  */
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
   if (WARMUP_SEC > 0) await runAutocannon({ ...options, durationSec: WARMUP_SEC });
-  const cpuBefore = processCpuMs("next-server");
+  const cpuBefore = processCpuMs("next-server", options.processGroup);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
   const result = await runAutocannon(options);
-  const cpuAfter = processCpuMs("next-server");
+  const cpuAfter = processCpuMs("next-server", options.processGroup);
   const databaseCpuAfter = processCpuMs("postgres");
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const total = result.requests.total;
-  const perRequest = (before: number | null, after: number | null) =>
-    before !== null && after !== null && total > 0 ? (after - before) / total : undefined;
+  const perRequest = (before: number | undefined, after: number | undefined) =>
+    before !== undefined && after !== undefined && total > 0 ? (after - before) / total : undefined;
   return {
     name,
-    serverCpuMsPerRequest: perRequest(cpuBefore, cpuAfter),
-    databaseCpuMsPerRequest: perRequest(databaseCpuBefore, databaseCpuAfter),
+    serverCpuMsPerRequest: perRequest(cpuBefore?.total, cpuAfter?.total),
+    serverMainThreadCpuMsPerRequest: perRequest(cpuBefore?.mainThread, cpuAfter?.mainThread),
+    databaseCpuMsPerRequest: perRequest(databaseCpuBefore?.total, databaseCpuAfter?.total),
     clientCpuMsPerRequest: total > 0 ? (clientCpu.user + clientCpu.system) / 1000 / total : undefined,
     reqPerSec: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    p90: result.latency.p90,
+    max: result.latency.max,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     statuses: Object.fromEntries(
@@ -119,14 +128,37 @@ export function printFigures(
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/**
+ * `next start` on 127.0.0.1:`port` in `cwd` (an app already built there), in its own process group; with
+ * `profileDir`, a V8 CPU profile of the server is written there when it stops.
+ */
+export function startNext(options: {
+  cwd: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  profileDir?: string;
+}): ChildProcess {
+  const args = ["start", "-H", "127.0.0.1", "-p", String(options.port)];
+  return options.profileDir
+    ? startProcess(
+        "node",
+        ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`, "node_modules/next/dist/bin/next", ...args],
+        options.env,
+        "next start",
+        options.cwd,
+      )
+    : startProcess("npx", ["next", ...args], options.env, "next start", options.cwd);
+}
+
 /** Starts a process in its own group so the whole tree can be killed. */
 export function startProcess(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   logName: string,
+  cwd?: string,
 ): ChildProcess {
-  const child = spawn(command, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { env, cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   // BENCH_SERVER_LOG=<file>: everything the server prints goes there too (e.g. with NODE_OPTIONS=--trace-gc).
   const logFile = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG) : null;
@@ -169,9 +201,24 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** Total user+system CPU (ms) of the processes whose name starts with `prefix` (Linux /proc), or null when none. */
-function processCpuMs(prefix: string): number | null {
+/** user+system CPU (ms) in a /proc stat line; `fields` start at its third field (state). */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+function cpuMsOf(fields: string[]): number {
+  // Fields 14 and 15 of stat (utime, stime), in clock ticks of 10 ms; counted from the third field here.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * User+system CPU (ms) of the processes whose name starts with `prefix` (Linux /proc), only those of process
+ * group `group` when given, or null when none. `mainThread` is the part spent on the processes' main threads
+ * (for node: JavaScript, without GC helper and libuv threads).
+ */
+function processCpuMs(prefix: string, group?: number): { total: number; mainThread: number } | null {
   let total = 0;
+  let mainThread = 0;
   let found = false;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -179,13 +226,15 @@ function processCpuMs(prefix: string): number | null {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       if (!name.startsWith(prefix)) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // Fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms; here offset by the two fields before.
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
+      const fields = statFields(stat);
+      // Field 5 of stat, the process group, sits at 2 here.
+      if (group !== undefined && Number(fields[2]) !== group) continue;
+      total += cpuMsOf(fields);
+      mainThread += cpuMsOf(statFields(readFileSync(`/proc/${entry}/task/${entry}/stat`, "utf8")));
       found = true;
     } catch {
       // the process went away
     }
   }
-  return found ? total : null;
+  return found ? { total, mainThread } : null;
 }

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
-import { load, printFigures, startProcess, stopProcess, waitForHttp } from "./lib";
+import { load, printFigures, startNext, stopProcess, waitForHttp } from "./lib";
 
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
@@ -45,21 +45,12 @@ async function main(): Promise<void> {
     }
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the Next process there when it stops.
     const profileDir = process.env.BENCH_CPU_PROF;
-    const next = startProcess(
-      profileDir ? "node" : "npx",
-      [
-        ...(profileDir
-          ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`, "node_modules/next/dist/bin/next"]
-          : ["next"]),
-        "start",
-        "-H",
-        "127.0.0.1",
-        "-p",
-        String(PORT),
-      ],
-      serverEnv,
-      "next start",
-    );
+    const next = startNext({
+      cwd: process.cwd(),
+      port: PORT,
+      env: serverEnv,
+      profileDir: profileDir ? path.resolve(profileDir) : undefined,
+    });
     processes.push(next);
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
