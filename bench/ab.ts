@@ -18,8 +18,9 @@ import { type Figures, type LoadOptions, load, startNext, stopProcess, waitForHt
  * Loads: the framework floor (b), PATCH storefront (d) and product create with an Idempotency-Key (e), as in
  * `npm run bench`. Prints, per load and side, the median over rounds of req/s, p99 and the server's CPU ms per
  * request, and B's CPU per request as a fraction of A's. BENCH_AB_ROUNDS (default 3), BENCH_DURATION_SEC
- * (default 10), BENCH_AB_NODE_OPTIONS_A / _B (extra NODE_OPTIONS for one side's server), BENCH_SKIP_BUILD=1
- * (both already built).
+ * (default 10), BENCH_AB_NODE_OPTIONS_A / _B (extra NODE_OPTIONS for one side's server), BENCH_AB_ENV_A / _B
+ * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_SKIP_BUILD=1 (both already
+ * built).
  */
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 3);
@@ -59,6 +60,13 @@ async function main(): Promise<void> {
         NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env[`BENCH_AB_NODE_OPTIONS_${name}`]]
           .filter(Boolean)
           .join(" "),
+        // BENCH_AB_ENV_A="DATABASE_POOL_SIZE=4": settings of one side only.
+        ...Object.fromEntries(
+          (process.env[`BENCH_AB_ENV_${name}`] ?? "")
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+        ),
       };
       if (process.env.BENCH_SKIP_BUILD !== "1") {
         process.stdout.write(`building ${name} (${dir})...\n`);

@@ -23,7 +23,7 @@ import { type Figures, type LoadOptions, load } from "./lib";
  */
 const MERCHANTS = Number(process.env.BENCH_MERCHANTS ?? 16);
 /** BENCH_CATALOG=d,e runs only those loads (all by default), e.g. to profile one. */
-const selected = (process.env.BENCH_CATALOG ?? "d,d2,d3,e").split(",");
+const selected = (process.env.BENCH_CATALOG ?? "b2,d,d2,d3,e").split(",");
 
 type Merchant = { userId: string; auth: Record<string, string>; storefrontPath: string };
 
@@ -138,6 +138,13 @@ async function measure(tag: string, name: string, options: () => LoadOptions): P
 export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
   const loads = await prepareCatalogLoads(env);
   try {
+    // For information: what the framework alone costs for a request that carries a JSON body.
+    const bodyFloor = await measure("b2", "(b2) Next route handler, reads a JSON body", () => ({
+      url: `${env.baseUrl}/bench/floor`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(storefrontPatchBody(0)),
+    }));
     const patch = await measure("d", "(d) PATCH storefront, deep merge", () => loads.patch(env.baseUrl));
     const patchIdempotent = await measure("d2", "(d2) same, with a fresh Idempotency-Key", () =>
       loads.patchIdempotent(env.baseUrl),
@@ -157,6 +164,7 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
       }
     }
     const rows: BenchRow[] = [
+      { ...bodyFloor, ratio: { to: "(b)", value: bodyFloor.reqPerSec / env.floor.reqPerSec } },
       { ...patch, ratio: { to: "(b)", value: patch.reqPerSec / env.floor.reqPerSec, target: 0.45 } },
       { ...patchIdempotent, ratio: { to: "(b)", value: patchIdempotent.reqPerSec / env.floor.reqPerSec } },
       { ...patchOneRow, ratio: { to: "(b)", value: patchOneRow.reqPerSec / env.floor.reqPerSec } },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
@@ -99,6 +100,42 @@ describe("error envelope on every error path", () => {
       404,
       "user_not_found",
     );
+  });
+
+  it("a body cut off by the client is 400 invalid_request, not a 503 for a lost database", async () => {
+    const route = defineRoute({
+      operationId: "takesBody",
+      method: "POST",
+      path: "/v1/takes-body",
+      summary: "test",
+      tags: [],
+      auth: "none",
+      scopes: [],
+      body: z.object({}).passthrough(),
+      responses: {},
+      errors: [400],
+      handler: async () => ({ status: 200, body: {} }),
+    });
+    // What node:http hands over when the peer hangs up mid-body: a stream that errors with ECONNRESET.
+    const cutOff = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name": "Pana'));
+        controller.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    const request = new Request("http://127.0.0.1/v1/takes-body", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: cutOff,
+      duplex: "half",
+    } as RequestInit);
+    const response = await runPipeline(route, request, {}, newRequestState(request));
+    const error = expectEnvelope(
+      { status: response.status, body: await response.json(), headers: response.headers },
+      400,
+      "invalid_request",
+    );
+    expect(error.message).toContain("connection closed");
   });
 
   it("500 internal for an unexpected exception: generic message, no stack, logged with the request id", async () => {

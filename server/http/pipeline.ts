@@ -140,7 +140,13 @@ async function readBody(request: Request): Promise<string> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client closed the connection before the body ended (the stream errors with ECONNRESET, which
+      // must not pass for a lost database).
+      throw new AppError("invalid_request", {
+        detail: "The request body could not be read: the connection closed before it ended.",
+      });
+    });
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {
