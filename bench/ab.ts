@@ -17,10 +17,11 @@ import { type Figures, type LoadOptions, load, startNext, stopProcess, waitForHt
  *
  * Loads: the framework floor (b), PATCH storefront (d) and product create with an Idempotency-Key (e), as in
  * `npm run bench`. Prints, per load and side, the median over rounds of req/s, p99 and the server's CPU ms per
- * request, and B's CPU per request as a fraction of A's. BENCH_AB_ROUNDS (default 3), BENCH_DURATION_SEC
+ * request, and B's CPU per request as a fraction of A's (all of it, and the main thread's). A first round warms both
+ * servers up and is not counted. BENCH_AB_ROUNDS (default 3), BENCH_DURATION_SEC
  * (default 10), BENCH_AB_NODE_OPTIONS_A / _B (extra NODE_OPTIONS for one side's server), BENCH_AB_ENV_A / _B
- * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_SKIP_BUILD=1 (both already
- * built).
+ * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_AB_LOADS (default `b,d,e`;
+ * `d2` adds PATCH with an Idempotency-Key), BENCH_SKIP_BUILD=1 (both already built).
  */
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 3);
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
     // B warms up too (A was warmed by the preparation).
     for (let i = 0; i < 30; i++) await fetch(`${b.baseUrl}/bench/floor`).then((r) => r.arrayBuffer());
 
-    const loads: Array<{
+    const allLoads: Array<{
       tag: string;
       options: (side: Side) => LoadOptions;
       before?: () => Promise<void>;
@@ -115,21 +116,30 @@ async function main(): Promise<void> {
       { tag: "(b) floor", options: (side) => ({ url: `${side.baseUrl}/bench/floor` }) },
       { tag: "(d) PATCH", options: (side) => catalog.patch(side.baseUrl) },
       {
+        tag: "(d2) PATCH+key",
+        options: (side) => ({ ...catalog.patchIdempotent(side.baseUrl), durationSec: undefined }),
+      },
+      {
         tag: "(e) product",
         options: (side) => catalog.product(side.baseUrl),
         before: catalog.resetProductCounters,
       },
     ];
+    // BENCH_AB_LOADS=b,d,d2,e picks loads (default b,d,e).
+    const picked = (process.env.BENCH_AB_LOADS ?? "b,d,e").split(",").map((tag) => `(${tag})`);
+    const loads = allLoads.filter((entry) => picked.includes(entry.tag.split(" ")[0] as string));
     const results = new Map<string, Figures[]>();
-    for (let round = 0; round < ROUNDS; round++) {
+    // Round 0 is not counted: a fresh server needs tens of seconds of load before its figures settle (the JIT,
+    // the heap), longer than the warm-up of one load.
+    for (let round = 0; round <= ROUNDS; round++) {
       for (const { tag, options, before } of loads) {
         for (const side of round % 2 === 0 ? [a, b] : [b, a]) {
           await before?.();
           const figures = await load(`${tag} ${side.name}`, { ...options(side), processGroup: side.group });
           const key = `${tag} ${side.name}`;
-          results.set(key, [...(results.get(key) ?? []), figures]);
+          if (round > 0) results.set(key, [...(results.get(key) ?? []), figures]);
           process.stdout.write(
-            `round ${round + 1} ${key.padEnd(14)} ${figures.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${figures.p50} p90 ${figures.p90} p99 ${String(figures.p99).padStart(4)} max ${figures.max} ms  cpu ${figures.serverCpuMsPerRequest?.toFixed(2)} ms/req (main thread ${figures.serverMainThreadCpuMsPerRequest?.toFixed(2)})  non2xx ${figures.non2xx}\n`,
+            `round ${round}${round === 0 ? " (warm-up)" : ""} ${key.padEnd(14)} ${figures.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${figures.p50} p90 ${figures.p90} p99 ${String(figures.p99).padStart(4)} max ${figures.max} ms  cpu ${figures.serverCpuMsPerRequest?.toFixed(2)} ms/req (main thread ${figures.serverMainThreadCpuMsPerRequest?.toFixed(2)})  non2xx ${figures.non2xx}\n`,
           );
         }
       }
@@ -143,16 +153,18 @@ async function main(): Promise<void> {
         const runs = results.get(`${tag} ${side.name}`) ?? [];
         const rate = median(runs.map((f) => f.reqPerSec));
         const cpu = median(runs.map((f) => f.serverCpuMsPerRequest ?? Number.NaN));
+        const mainThread = median(runs.map((f) => f.serverMainThreadCpuMsPerRequest ?? Number.NaN));
         const p99 = median(runs.map((f) => f.p99));
         return {
           rate,
           cpu,
-          text: `${side.name}: ${rate.toFixed(0)} req/s (${(rate / floorRate(side)).toFixed(2)}x its floor), p99 ${p99} ms, cpu ${cpu.toFixed(2)} ms/req`,
+          mainThread,
+          text: `${side.name}: ${rate.toFixed(0)} req/s (${(rate / floorRate(side)).toFixed(2)}x its floor), p99 ${p99} ms, cpu ${cpu.toFixed(2)} ms/req (main thread ${mainThread.toFixed(2)})`,
         };
       });
       const [cellA, cellB] = cells as [(typeof cells)[0], (typeof cells)[0]];
       process.stdout.write(
-        `${tag.padEnd(12)} ${cellA.text} | ${cellB.text} | B cpu/A cpu ${(cellB.cpu / cellA.cpu).toFixed(2)}\n`,
+        `${tag.padEnd(12)} ${cellA.text} | ${cellB.text} | B/A cpu ${(cellB.cpu / cellA.cpu).toFixed(2)}, main thread ${(cellB.mainThread / cellA.mainThread).toFixed(2)}\n`,
       );
     }
     await catalog.end();

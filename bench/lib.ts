@@ -37,6 +37,8 @@ export type LoadOptions = {
   body?: string;
   durationSec?: number;
   connections?: number;
+  /** Unmeasured seconds of the same load first (default BENCH_WARMUP_SEC). */
+  warmupSec?: number;
   /** Count only the `next-server` of this process group (the pid `startProcess` returned), when several run. */
   processGroup?: number;
 };
@@ -51,7 +53,8 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
  * 127 ms, the same run warmed 81 ms).
  */
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
-  if (WARMUP_SEC > 0) await runAutocannon({ ...options, durationSec: WARMUP_SEC });
+  const warmupSec = options.warmupSec ?? WARMUP_SEC;
+  if (warmupSec > 0) await runAutocannon({ ...options, durationSec: warmupSec });
   const cpuBefore = processCpuMs("next-server", options.processGroup);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
