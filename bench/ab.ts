@@ -4,7 +4,15 @@ import path from "node:path";
 import postgres from "postgres";
 import { prepareCatalogLoads } from "./catalog";
 import type { BenchEnv } from "./env";
-import { type Figures, type LoadOptions, load, startNext, stopProcess, waitForHttp } from "./lib";
+import {
+  createBenchDeveloperKey,
+  type Figures,
+  type LoadOptions,
+  load,
+  startNext,
+  stopProcess,
+  waitForHttp,
+} from "./lib";
 
 /**
  * A/B: two checkouts of this app (or one, with two sets of node flags) served side by side on one fresh
@@ -84,24 +92,12 @@ async function main(): Promise<void> {
     }
     const [a, b] = sides as [Side, Side];
 
-    process.env.DATABASE_URL = databaseUrl;
-    const { dbReady, closeDb } = await import("@/server/db/client");
-    const { createDeveloperKey } = await import("@/server/accounts/service");
-    const developer = await createDeveloperKey(
-      await dbReady(),
-      {
-        email: `ab-${randomBytes(3).toString("hex")}@example.com`,
-        dailyLimit: 100_000_000,
-        rpm: 100_000_000,
-      },
-      new Date(),
-    );
-    await closeDb();
+    const developerKey = await createBenchDeveloperKey(databaseUrl, "ab");
 
     const env: BenchEnv = {
       baseUrl: a.baseUrl,
       databaseUrl,
-      developerKey: developer.key,
+      developerKey,
       floor: { name: "", reqPerSec: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 },
     };
     const catalog = await prepareCatalogLoads(env);

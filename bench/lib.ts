@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
@@ -240,4 +241,25 @@ function processCpuMs(prefix: string, group?: number): { total: number; mainThre
     }
   }
   return found ? { total, mainThread } : null;
+}
+
+/**
+ * A developer key with raised limits on the bench database, made the way an operator would (`dev-key create
+ * --rpm`), through the service layer in this process.
+ */
+export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: string): Promise<string> {
+  process.env.DATABASE_URL = databaseUrl;
+  const { dbReady, closeDb } = await import("@/server/db/client");
+  const { createDeveloperKey } = await import("@/server/accounts/service");
+  const developer = await createDeveloperKey(
+    await dbReady(),
+    {
+      email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
+      dailyLimit: 100_000_000,
+      rpm: 100_000_000,
+    },
+    new Date(),
+  );
+  await closeDb();
+  return developer.key;
 }

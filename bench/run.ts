@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
-import { load, printFigures, startNext, stopProcess, waitForHttp } from "./lib";
+import { createBenchDeveloperKey, load, printFigures, startNext, stopProcess, waitForHttp } from "./lib";
 
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
@@ -55,36 +55,23 @@ async function main(): Promise<void> {
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
 
-    // A developer key with raised limits, made the way an operator would (`dev-key create --rpm`).
-    process.env.DATABASE_URL = databaseUrl;
-    const { dbReady, closeDb } = await import("@/server/db/client");
-    const { createDeveloperKey } = await import("@/server/accounts/service");
-    const developer = await createDeveloperKey(
-      await dbReady(),
-      {
-        email: `bench-${randomBytes(3).toString("hex")}@example.com`,
-        dailyLimit: 100_000_000,
-        rpm: 100_000_000,
-      },
-      new Date(),
-    );
-    await closeDb();
+    const developerKey = await createBenchDeveloperKey(databaseUrl, "bench");
 
     // Warm up the routes (first requests compile and cache).
     for (let i = 0; i < 50; i++) {
       await fetch(`${baseUrl}/bench/floor`).then((r) => r.arrayBuffer());
-      await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${developer.key}` } }).then((r) =>
+      await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${developerKey}` } }).then((r) =>
         r.arrayBuffer(),
       );
     }
     const floor = await load("(b) Next route handler, constant", { url: `${baseUrl}/bench/floor` });
-    const env: BenchEnv = { baseUrl, databaseUrl, developerKey: developer.key, floor };
+    const env: BenchEnv = { baseUrl, databaseUrl, developerKey, floor };
     const rows: BenchRow[] = [floor];
 
     if (only.includes("pipeline")) {
       const me = await load("(a) GET /v1/me, whole pipeline", {
         url: `${baseUrl}/v1/me`,
-        headers: { authorization: `Bearer ${developer.key}` },
+        headers: { authorization: `Bearer ${developerKey}` },
       });
       const { startTsxProcess } = await import("@/server/testing/processes");
       const bare = await startTsxProcess(
@@ -95,7 +82,7 @@ async function main(): Promise<void> {
       );
       const bareFigures = await load("(c) bare node:http + postgres.js", {
         url: `http://127.0.0.1:${bare.match[1]}/`,
-        headers: { authorization: `Bearer ${developer.key}` },
+        headers: { authorization: `Bearer ${developerKey}` },
       });
       await bare.stop();
       // The same pipeline served by plain node:http (server/http/serve-v1.ts), for operators who need more.
@@ -107,7 +94,7 @@ async function main(): Promise<void> {
       );
       const plainFigures = await load("(a') GET /v1/me, same pipeline on node:http", {
         url: `http://127.0.0.1:${plain.match[1]}/v1/me`,
-        headers: { authorization: `Bearer ${developer.key}` },
+        headers: { authorization: `Bearer ${developerKey}` },
       });
       await plain.stop();
       rows.push(
