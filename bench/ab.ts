@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { prepareCatalogLoads } from "./catalog";
 import type { BenchEnv } from "./env";
 import {
+  benchServerEnv,
   createBenchDeveloperKey,
   type Figures,
   type LoadOptions,
@@ -59,13 +60,7 @@ async function main(): Promise<void> {
     for (const [index, dir] of [dirA, dirB].entries()) {
       const name = index === 0 ? "A" : "B";
       const env = {
-        ...process.env,
-        NODE_ENV: "production" as const,
-        NEXT_TELEMETRY_DISABLED: "1",
-        DATABASE_URL: databaseUrl,
-        LOG_LEVEL: "error",
-        UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
-        DATA_DIR: path.join(dir, ".data/bench"),
+        ...benchServerEnv(databaseUrl, path.join(dir, ".data/bench")),
         NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env[`BENCH_AB_NODE_OPTIONS_${name}`]]
           .filter(Boolean)
           .join(" "),

@@ -263,3 +263,16 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   await closeDb();
   return developer.key;
 }
+
+/** The environment `next start` gets in a benchmark: production, the bench database, quiet logs. */
+export function benchServerEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "error",
+    UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
+    DATA_DIR: dataDir,
+  };
+}

@@ -4,7 +4,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
-import { createBenchDeveloperKey, load, printFigures, startNext, stopProcess, waitForHttp } from "./lib";
+import {
+  benchServerEnv,
+  createBenchDeveloperKey,
+  load,
+  printFigures,
+  startNext,
+  stopProcess,
+  waitForHttp,
+} from "./lib";
 
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
@@ -26,16 +34,7 @@ async function main(): Promise<void> {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${database}`);
   const databaseUrl = withDatabase(ADMIN_URL, database);
-  const serverEnv = {
-    ...process.env,
-    NODE_ENV: "production" as const,
-    NEXT_TELEMETRY_DISABLED: "1",
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: "error",
-    UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
-    DATA_DIR: path.resolve(".data/bench"),
-    PORT: String(PORT),
-  };
+  const serverEnv = { ...benchServerEnv(databaseUrl, path.resolve(".data/bench")), PORT: String(PORT) };
   const processes = [];
   try {
     if (process.env.BENCH_SKIP_BUILD !== "1") {

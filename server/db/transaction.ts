@@ -11,27 +11,27 @@ export async function inTransaction<T>(db: Db, work: (db: Db) => Promise<T>): Pr
   return db.transaction((tx) => work(tx as unknown as Db));
 }
 
-/** PostgreSQL error code of a failed query, looking through driver wrappers (drizzle wraps the cause). */
-export function pgErrorCode(error: unknown): string | null {
+/**
+ * The PostgreSQL error of a failed query, looking through driver wrappers (drizzle wraps the driver's error as
+ * the `cause`), or null when the failure is not one.
+ */
+function postgresErrorOf(error: unknown): { code: string; table_name?: unknown; table?: unknown } | null {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return current as { code: string };
     current = (current as { cause?: unknown }).cause;
   }
   return null;
 }
 
-/**
- * True when a query failed with a unique violation on `table`: postgres.js names the table `table_name`,
- * PGlite `table`; drizzle wraps either as the `cause`.
- */
+/** PostgreSQL error code of a failed query, looking through driver wrappers. */
+export function pgErrorCode(error: unknown): string | null {
+  return postgresErrorOf(error)?.code ?? null;
+}
+
+/** True when a query failed with a unique violation on `table` (postgres.js names it `table_name`, PGlite `table`). */
 export function isUniqueViolationOn(error: unknown, table: string): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const e = current as { code?: unknown; table_name?: unknown; table?: unknown; cause?: unknown };
-    if (e.code === "23505") return e.table_name === table || e.table === table;
-    current = e.cause;
-  }
-  return false;
+  const found = postgresErrorOf(error);
+  return found?.code === "23505" && (found.table_name === table || found.table === table);
 }

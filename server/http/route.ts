@@ -50,8 +50,9 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   /**
    * For an operation whose whole write is ONE statement and whose answer is known before it runs (product
    * create): with an Idempotency-Key the pipeline calls this instead of `handler`, and `run` stores the
-   * response in the write's own statement. Atomic without a transaction, in one round trip. `handler` must
-   * answer what `reply` says.
+   * response in the write's own statement. Atomic without a transaction, in one round trip; a fresh key is
+   * even claimed by that statement (pipeline.ts, `runOneStatementClaimingKey`). `handler` must answer what
+   * `reply` says.
    */
   oneStatement?: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => OneStatementWrite;
   handler: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => Promise<Reply>;

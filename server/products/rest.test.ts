@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dbReady } from "@/server/db/client";
+import { dbReady, queryRows } from "@/server/db/client";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import {
   createMerchant,
@@ -248,9 +248,11 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
     const db = await dbReady();
     const title = `Record fails ${Date.now()}`;
     const rowsWithTitle = async () => {
-      const rows = await db.execute(sql`select count(*)::int as n from products where title = ${title}`);
-      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ n: number }>;
-      return list[0]?.n;
+      const [row] = await queryRows<{ n: number }>(
+        db,
+        sql`select count(*)::int as n from products where title = ${title}`,
+      );
+      return row?.n;
     };
     const before = await productCountOf(merchant.userId);
     const headers = { "idempotency-key": "product-record-fails" };
@@ -285,10 +287,10 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
     try {
       const created = await create({ title: "Claimed in one", price: 2 }, { "idempotency-key": "one-write" });
       expect(created.status).toBe(201);
-      const rows = await db.execute(
+      const writes = await queryRows(
+        db,
         sql`select op, state from marea_test_record_writes where idempotency_key = 'one-write'`,
       );
-      const writes = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
       expect(writes).toEqual([{ op: "INSERT", state: "done" }]);
     } finally {
       await db.execute(sql`drop trigger marea_test_log_record on idempotency_keys`);
