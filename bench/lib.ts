@@ -134,7 +134,8 @@ export function printFigures(
 
 /**
  * `next start` on 127.0.0.1:`port` in `cwd` (an app already built there), in its own process group; with
- * `profileDir`, a V8 CPU profile of the server is written there when it stops.
+ * `profileDir`, a V8 CPU profile of the server is written there when it stops. BENCH_NODE_FLAGS adds node
+ * command-line flags to the server, including those NODE_OPTIONS refuses (`--trace-gc`, say).
  */
 export function startNext(options: {
   cwd: string;
@@ -142,16 +143,16 @@ export function startNext(options: {
   env: NodeJS.ProcessEnv;
   profileDir?: string;
 }): ChildProcess {
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   const args = ["start", "-H", "127.0.0.1", "-p", String(options.port)];
-  return options.profileDir
-    ? startProcess(
-        "node",
-        ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`, "node_modules/next/dist/bin/next", ...args],
-        options.env,
-        "next start",
-        options.cwd,
-      )
-    : startProcess("npx", ["next", ...args], options.env, "next start", options.cwd);
+  return startProcess(
+    "node",
+    [...nodeFlags, "node_modules/next/dist/bin/next", ...args],
+    options.env,
+    "next start",
+    options.cwd,
+  );
 }
 
 /** Starts a process in its own group so the whole tree can be killed. */
