@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
-import postgres from "postgres";
 import { prepareCatalogLoads } from "./catalog";
 import type { BenchEnv } from "./env";
 import {
   benchServerEnv,
+  createBenchDatabase,
   createBenchDeveloperKey,
   type Figures,
   type LoadOptions,
@@ -32,7 +31,6 @@ import {
  * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_AB_LOADS (default `b,d,e`;
  * `d2` adds PATCH with an Idempotency-Key), BENCH_SKIP_BUILD=1 (both already built).
  */
-const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 3);
 
 type Side = { name: "A" | "B"; dir: string; port: number; baseUrl: string; group: number };
@@ -48,12 +46,7 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const [dirA, dirB] = process.argv.slice(2).map((dir) => path.resolve(dir));
   if (!dirA || !dirB) throw new Error("usage: tsx bench/ab.ts <dirA> <dirB>");
-  const database = `marea_ab_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${database}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  const databaseUrl = url.toString();
+  const { databaseUrl, drop } = await createBenchDatabase("marea_ab");
   const children = [];
   try {
     const sides: Side[] = [];
@@ -162,8 +155,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) stopProcess(child);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await admin.unsafe(`drop database if exists ${database} with (force)`);
-    await admin.end();
+    await drop();
   }
 }
 

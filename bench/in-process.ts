@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { sql } from "drizzle-orm";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
 import { handleV1Request } from "@/server/http/router";
 import { productCreateBody, storefrontPatchBody } from "./bodies";
+import { processCpuMs } from "./lib";
 
 /**
  * The /v1 pipeline without any HTTP server: 32 concurrent loops calling handleV1Request for BENCH_DURATION_SEC,
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 200; i++) await one();
   const run = async () => {
     const cpu = process.cpuUsage();
-    const databaseCpu = postgresCpuMs();
+    const databaseCpu = processCpuMs("postgres")?.total ?? 0;
     const start = Date.now();
     let done = 0;
     await Promise.all(
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
       }),
     );
     const used = process.cpuUsage(cpu);
-    const databaseUsed = postgresCpuMs() - databaseCpu;
+    const databaseUsed = (processCpuMs("postgres")?.total ?? 0) - databaseCpu;
     const elapsed = (Date.now() - start) / 1000;
     process.stdout.write(
       `${scenario}: ${(done / elapsed).toFixed(0)} req/s, cpu ${((used.user + used.system) / 1000 / done).toFixed(3)} ms/req, local postgres ${(databaseUsed / done).toFixed(3)} ms/req\n`,
@@ -107,23 +108,6 @@ function post(session: Session, method: string, params: object): Promise<unknown
   return new Promise((resolve, reject) =>
     session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
   );
-}
-
-/** User+system CPU (ms) of every local `postgres` process, from /proc (0 when PostgreSQL runs elsewhere). */
-function postgresCpuMs(): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // the process went away
-    }
-  }
-  return total;
 }
 
 async function send(

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import postgres from "postgres";
 
 export type Figures = {
   name: string;
@@ -221,7 +222,7 @@ function cpuMsOf(fields: string[]): number {
  * group `group` when given, or null when none. `mainThread` is the part spent on the processes' main threads
  * (for node: JavaScript, without GC helper and libuv threads).
  */
-function processCpuMs(prefix: string, group?: number): { total: number; mainThread: number } | null {
+export function processCpuMs(prefix: string, group?: number): { total: number; mainThread: number } | null {
   let total = 0;
   let mainThread = 0;
   let found = false;
@@ -242,6 +243,27 @@ function processCpuMs(prefix: string, group?: number): { total: number; mainThre
     }
   }
   return found ? { total, mainThread } : null;
+}
+
+/** Where bench databases are made (BENCH_ADMIN_DATABASE_URL). */
+const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** A fresh PostgreSQL database named `<prefix>_<random>` next to ADMIN_URL's; `drop()` removes it. */
+export async function createBenchDatabase(
+  prefix: string,
+): Promise<{ databaseUrl: string; drop: () => Promise<void> }> {
+  const database = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return {
+    databaseUrl: url.toString(),
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${database} with (force)`);
+      await admin.end();
+    },
+  };
 }
 
 /**

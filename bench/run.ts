@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
 import {
   benchServerEnv,
+  createBenchDatabase,
   createBenchDeveloperKey,
   load,
   printFigures,
@@ -19,21 +18,11 @@ import {
  * run, then every scenario. Prints req/s, p50, p99 and the ratios to the baselines; writes bench/results/.
  * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,webhooks picks scenarios.
  */
-const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
 const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,webhooks").split(",");
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
 async function main(): Promise<void> {
-  const database = `marea_bench_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${database}`);
-  const databaseUrl = withDatabase(ADMIN_URL, database);
+  const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
   const serverEnv = { ...benchServerEnv(databaseUrl, path.resolve(".data/bench")), PORT: String(PORT) };
   const processes = [];
   try {
@@ -122,8 +111,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of processes) stopProcess(child);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await admin.unsafe(`drop database if exists ${database} with (force)`);
-    await admin.end();
+    await drop();
   }
 }
 
