@@ -274,15 +274,12 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   process.env.DATABASE_URL = databaseUrl;
   const { dbReady, closeDb } = await import("@/server/db/client");
   const { createDeveloperKey } = await import("@/server/accounts/service");
-  const developer = await createDeveloperKey(
-    await dbReady(),
-    {
-      email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
-      dailyLimit: 100_000_000,
-      rpm: 100_000_000,
-    },
-    new Date(),
-  );
+  const { createServiceContext } = await import("@/server/context");
+  const developer = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+    email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
+    dailyLimit: 100_000_000,
+    rpm: 100_000_000,
+  });
   await closeDb();
   return developer.key;
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 
 /**
- * Every environment variable the service reads, validated once (decisions.md, Configuration).
+ * Every environment variable the service reads, validated once (README.md, "Configuration"; .env.example lists
+ * them all).
  * Read through `env()` so tests that change `process.env` before the first call are honoured.
  */
 const EnvSchema = z.object({
@@ -10,7 +11,13 @@ const EnvSchema = z.object({
   APP_URL: z.url().default("http://localhost:3000"),
   DOCS_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  /** postgres.js pool size per process. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /** `false` stops preparing statements (a pooler in transaction mode without prepared-statement support). */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   DATA_DIR: z.string().min(1).default(".data"),
+  /** The embedded database's folder (default `<DATA_DIR>/pglite`); `memory://` keeps it in memory (tests). */
+  PGLITE_DIR: z.string().min(1).optional(),
   SMTP_URL: z.string().min(1).optional(),
   MAIL_FROM: z.string().min(1).default("Marea <no-reply@localhost>"),
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -27,6 +34,9 @@ const EnvSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER: z.enum(["on", "off"]).default("on"),
+  /** The current terms of service (docs/api.md, "Terms of service"). */
+  TOS_VERSION: z.string().min(1).max(50).default("2026-05-12"),
+  TOS_PUBLISHED_AT: z.iso.datetime({ offset: true }).default("2026-05-12T00:00:00Z"),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { DOCS_URL: string };

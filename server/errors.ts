@@ -1,6 +1,9 @@
+import { z } from "zod";
+import { env } from "@/server/env";
+
 /**
- * The ONE catalogue of error codes (spec, Errors; decisions.md, Errors). Every adapter renders errors
- * through this table: status, type, whether a retry can succeed, and the message in es, en and pt.
+ * The ONE catalogue of error codes (docs/api.md, "Errors"). Every adapter renders errors through this table:
+ * status, type, whether a retry can succeed, and the message in es, en and pt.
  */
 export type ErrorType =
   | "rate_limited"
@@ -214,7 +217,11 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-export type NextAction = { label: string; method: string | null; url: string | null };
+/**
+ * What the caller can do next, named by operation (server/operations.ts) so no service knows a URL: REST
+ * renders it as `{label, method, url}` of its /v1 route; other adapters show the label.
+ */
+export type NextAction = { label: string; operation: string | null };
 export type Upgrade = { currentPlan: string; requiredPlan: string; upgradeUrl: string; previewUrl?: string };
 
 export type AppErrorOptions = {
@@ -273,4 +280,82 @@ export function pickLanguage(acceptLanguage: string | null | undefined): Languag
 export function messageFor(error: AppError, language: Language): string {
   const base = error.options.message?.[language] ?? ERROR_CATALOGUE[error.code].messages[language];
   return error.options.detail ? `${base} ${error.options.detail}` : base;
+}
+
+/** The spec's error envelope (docs/api.md, "Errors"): every non-2xx REST answer has exactly this shape. */
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      type: z.enum([
+        "rate_limited",
+        "invalid_request",
+        "auth",
+        "not_found",
+        "plan_limit",
+        "internal",
+        "conflict",
+        "idempotency_conflict",
+        "service_unavailable",
+        "tos_not_accepted",
+      ]),
+      code: z.string(),
+      message: z.string(),
+      doc: z.string(),
+      param: z.string().nullable(),
+      requestId: z.string().regex(/^req_/),
+      recoverable: z.boolean(),
+      retryAfterMs: z.number().int().nullable(),
+      nextActions: z.array(
+        z.object({ label: z.string(), method: z.string().nullable(), url: z.string().nullable() }),
+      ),
+      upgrade: z
+        .object({
+          currentPlan: z.string(),
+          requiredPlan: z.string(),
+          upgradeUrl: z.string(),
+          previewUrl: z.string().optional(),
+        })
+        .nullable(),
+      requiredScopes: z.array(z.string()).optional(),
+      heldScopes: z.array(z.string()).optional(),
+    }),
+  })
+  .meta({ id: "ErrorEnvelope", description: "Every non-2xx response uses this envelope." });
+
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+export type ErrorObject = ErrorEnvelope["error"];
+
+/** Where an operation lives for the adapter rendering the error (REST: its method and /v1 URL). */
+export type ActionResolver = (operation: string) => { method: string; url: string } | null;
+
+/**
+ * The catalogue error as the envelope's `error` object, for every adapter: REST sends it as is, tRPC, GraphQL
+ * and MCP carry the same fields. `resolveAction` turns a next action's operation into a method and URL.
+ */
+export function errorBody(
+  error: AppError,
+  requestId: string,
+  language: Language,
+  resolveAction: ActionResolver = () => null,
+): ErrorEnvelope {
+  const entry = ERROR_CATALOGUE[error.code];
+  const o = error.options;
+  const body: ErrorObject = {
+    type: entry.type,
+    code: error.code,
+    message: messageFor(error, language),
+    doc: `${env().DOCS_URL}/errors#${error.code}`,
+    param: o.param ?? null,
+    requestId,
+    recoverable: entry.recoverable,
+    retryAfterMs: o.retryAfterMs ?? null,
+    nextActions: (o.nextActions ?? []).map((action) => {
+      const target = action.operation ? resolveAction(action.operation) : null;
+      return { label: action.label, method: target?.method ?? null, url: target?.url ?? null };
+    }),
+    upgrade: o.upgrade ?? null,
+  };
+  if (o.requiredScopes) body.requiredScopes = o.requiredScopes;
+  if (o.heldScopes) body.heldScopes = o.heldScopes;
+  return { error: body };
 }

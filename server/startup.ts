@@ -11,7 +11,7 @@ export async function startServer(): Promise<void> {
   await dbReady();
   log("info", "database ready", { kind: databaseKind() });
   if (databaseKind() === "pglite") {
-    setCurrentAdminChannel(publishAdminChannel(Number(process.env.PORT ?? config.PORT)));
+    setCurrentAdminChannel(publishAdminChannel(config.PORT));
   }
   if (!config.SMTP_URL)
     log("warn", "SMTP_URL is not set: mail is kept in the database and shown at /dev/mail");

@@ -1,17 +1,19 @@
 import { and, eq, lt, ne, or, sql } from "drizzle-orm";
-import { requireActor, type ServiceContext } from "@/server/context";
+import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { inSavepoint, inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
+import { authorize } from "./authorize";
 import { revokeKeyRow } from "./keys";
 import type { UserDto } from "./schema";
 import { type AccountRow, findActiveAccountByEmail, sendVerificationCode, toUserDto } from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
-/** The reasons of `user.cancelled` (spec, Events). */
+/** The reasons of `user.cancelled` (docs/webhooks.md, "user.cancelled"). */
 export type CancelReason =
   | "user_clicked_cancel"
   | "squatting_defense"
@@ -67,9 +69,7 @@ export async function cancelAccountInTransaction(
 async function cancelMany(db: Db, accountIds: string[], reason: CancelReason, now: Date): Promise<number> {
   let count = 0;
   for (const id of accountIds) {
-    const done = await db.transaction(async (tx) =>
-      cancelAccountInTransaction(tx as unknown as Db, id, reason, now),
-    );
+    const done = await inSavepoint(db, (tx) => cancelAccountInTransaction(tx, id, reason, now));
     if (done) count++;
   }
   if (count > 0) wakeDeliveries();
@@ -81,7 +81,7 @@ async function cancelMany(db: Db, accountIds: string[], reason: CancelReason, no
  * A developer key cannot cancel its own developer account over the API.
  */
 export async function cancelOwnAccount(ctx: ServiceContext): Promise<{ id: string; deleted: true }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "cancelAccount");
   if (actor.kind !== "user") {
     throw new AppError("insufficient_scope", {
       detail: "Only a user key can cancel its account; developer accounts are closed from the dashboard.",
@@ -89,8 +89,8 @@ export async function cancelOwnAccount(ctx: ServiceContext): Promise<{ id: strin
       heldScopes: actor.scopes,
     });
   }
-  await ctx.db.transaction(async (tx) =>
-    cancelAccountInTransaction(tx as unknown as Db, actor.accountId, "user_clicked_cancel", ctx.now()),
+  await inTransaction(ctx.db, (tx) =>
+    cancelAccountInTransaction(tx, actor.accountId, "user_clicked_cancel", ctx.now()),
   );
   ctx.afterCommit(wakeDeliveries);
   return { id: actor.accountId, deleted: true };
@@ -108,8 +108,7 @@ export async function signUpWithEmail(
   now: Date,
 ): Promise<UserDto> {
   const email = input.email.toLowerCase();
-  const created = await db.transaction(async (tx) => {
-    const txDb = tx as unknown as Db;
+  const created = await inTransaction(db, async (txDb) => {
     const holder = await findActiveAccountByEmail(txDb, email);
     if (holder) {
       if (holder.status !== "unverified" || holder.source !== "bootstrap")
@@ -184,9 +183,10 @@ export async function cancelAccountsWithoutCurrentTerms(db: Db, now: Date): Prom
 /** Accepting the current terms lifts `tos_not_accepted` at once. */
 export async function acceptCurrentTerms(
   ctx: ServiceContext,
-  version: string,
+  input: { version: string },
 ): Promise<{ tosAcceptedVersion: string }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "acceptTerms");
+  const { version } = input;
   const terms = currentTerms();
   if (version !== terms.version) {
     throw new AppError("invalid_request", {
@@ -202,16 +202,17 @@ export async function acceptCurrentTerms(
 }
 
 /**
- * Revoking a developer key (CLI or dashboard): the key stops at once, its still-unverified accounts are
- * cancelled with `key_revoked`, and order events of all its accounts stop (the event routing checks the key).
+ * Revoking a developer key (operator: CLI; the dashboard checks ownership first): the key stops at once, its
+ * still-unverified accounts are cancelled with `key_revoked`, and order events of all its accounts stop (the
+ * event routing checks the key).
  */
 export async function revokeDeveloperKeyAndCascade(
-  db: Db,
-  keyId: string,
-  now: Date,
+  ctx: ServiceContext,
+  input: { keyId: string },
 ): Promise<{ keyId: string; cancelledAccounts: number }> {
-  const revoked = await db.transaction(async (tx) => {
-    const txDb = tx as unknown as Db;
+  const { keyId } = input;
+  const now = ctx.now();
+  const revoked = await inTransaction(ctx.db, async (txDb) => {
     const row = await revokeKeyRow(txDb, keyId, "developer", now);
     if (!row) return null;
     const unverified: Pick<AccountRow, "id">[] = await txDb
@@ -225,6 +226,6 @@ export async function revokeDeveloperKeyAndCascade(
     return { keyId: row.id, cancelledAccounts };
   });
   if (!revoked) throw new AppError("invalid_api_key", { param: "id" });
-  wakeDeliveries();
+  ctx.afterCommit(wakeDeliveries);
   return revoked;
 }

@@ -1,11 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Actor } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { AppError } from "@/server/errors";
-import { DEFAULT_RPM, DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "@/server/http/rate-limit";
 import { randomBase62, sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
-import { accounts, apiKeys } from "./tables";
+import { DEFAULT_RPM, DEVELOPER_KEY_DEFAULT_RPD } from "./rate-limits";
+import { apiKeys } from "./tables";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -53,72 +51,6 @@ export async function issueKey(db: Db, input: IssueKeyInput): Promise<{ row: Api
     .returning();
   if (!row) throw new Error("key insert returned no row");
   return { row, rawKey };
-}
-
-export const KEY_PATTERN = /^mk_(dev|user)_[0-9A-Za-z]{16,128}$/;
-
-/** The columns authentication reads, as one row (raw SQL and the query builder both produce it). */
-export type KeyAuthRow = {
-  id: string;
-  name: string | null;
-  kind: "developer" | "user";
-  accountId: string;
-  scopes: string[];
-  rpm: number;
-  dailyLimit: number | null;
-  revokedAt: Date | string | null;
-  accountEmail: string;
-  accountStatus: "unverified" | "verified" | "cancelled";
-  plan: "FREE_NEW" | "FREE_OLD" | "PRO";
-  tosAcceptedVersion: string | null;
-};
-
-/** Unknown -> `invalid_api_key`, revoked -> `api_key_revoked`, cancelled account -> `account_cancelled`. */
-export function actorFromKeyRow(found: KeyAuthRow | undefined): Actor {
-  if (!found) throw new AppError("invalid_api_key");
-  if (found.revokedAt) throw new AppError("api_key_revoked");
-  if (found.accountStatus === "cancelled") throw new AppError("account_cancelled");
-  return {
-    keyId: found.id,
-    keyName: found.name,
-    kind: found.kind,
-    accountId: found.accountId,
-    accountEmail: found.accountEmail,
-    accountStatus: found.accountStatus,
-    plan: found.plan,
-    tosAcceptedVersion: found.tosAcceptedVersion,
-    scopes: found.scopes,
-    rpm: found.rpm,
-    rpd: found.dailyLimit ?? (found.kind === "developer" ? DEVELOPER_KEY_DEFAULT_RPD : USER_KEY_RPD),
-  };
-}
-
-/**
- * Resolves a raw key to its actor by its SHA-256 (the hash is the index, so the secret itself is never
- * compared). Used where no request is counted (dashboard, fallback when the counter store fails).
- */
-export async function authenticateKey(db: Db, rawKey: string): Promise<Actor> {
-  if (!KEY_PATTERN.test(rawKey)) throw new AppError("invalid_api_key");
-  const [found] = await db
-    .select({
-      id: apiKeys.id,
-      name: apiKeys.name,
-      kind: apiKeys.kind,
-      accountId: apiKeys.accountId,
-      scopes: apiKeys.scopes,
-      rpm: apiKeys.rpm,
-      dailyLimit: apiKeys.dailyLimit,
-      revokedAt: apiKeys.revokedAt,
-      accountEmail: accounts.email,
-      accountStatus: accounts.status,
-      plan: accounts.plan,
-      tosAcceptedVersion: accounts.tosAcceptedVersion,
-    })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(eq(apiKeys.hash, sha256Hex(rawKey)))
-    .limit(1);
-  return actorFromKeyRow(found);
 }
 
 /** Marks a key revoked; it stops authenticating at once. Returns the row, or null when unknown or already revoked. */

@@ -4,6 +4,7 @@ import { dbReady } from "@/server/db/client";
 import { listOutbox } from "@/server/mail/service";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";
+import { asAdapter, operatorContext } from "@/server/testing/context";
 import { webhookDeliveries, webhookEvents } from "@/server/webhooks/tables";
 import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "@/server/webhooks/testing";
 import { type DeliveryWorker, startDeliveryWorker } from "@/server/webhooks/worker";
@@ -235,7 +236,9 @@ describe("cancellation reasons", () => {
         200,
       );
 
-      const result = await revokeDeveloperKeyAndCascade(await dbReady(), dev.keyId, new Date());
+      const result = await asAdapter(await operatorContext(), (ctx) =>
+        revokeDeveloperKeyAndCascade(ctx, { keyId: dev.keyId }),
+      );
       expect(result.cancelledAccounts).toBe(1);
       expect(await accountStatus(unverified.userId)).toBe("cancelled");
       expect(await accountStatus(verified.userId)).toBe("verified");

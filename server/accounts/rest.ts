@@ -11,7 +11,6 @@ import {
   UserIdParams,
   VerifyEmailInput,
 } from "./schema";
-import { SCOPES } from "./scopes";
 import { bootstrapUser, getMe, issueUserKey } from "./service";
 import { resendVerification, verifyEmail } from "./verification";
 
@@ -24,7 +23,6 @@ export const accountRoutes = [
       "Bootstrap an account with a developer key; returns its first user key and emails a verification code.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.developerBootstrap],
     body: BootstrapUserInput,
     responses: { 201: { description: "Account created", schema: BootstrapUserResponse } },
     errors: [400, 401, 403, 409, 413, 429, 500, 503],
@@ -37,14 +35,13 @@ export const accountRoutes = [
     summary: "Issue another user key for an account this developer bootstrapped.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.developerIssueUserKey],
     params: UserIdParams,
     body: IssueUserKeyInput,
     responses: { 201: { description: "Key issued", schema: IssueUserKeyResponse } },
     errors: [400, 401, 403, 404, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 201,
-      body: await issueUserKey(ctx, params.userId, body),
+      body: await issueUserKey(ctx, { ...params, ...body }),
     }),
   }),
   defineRoute({
@@ -54,7 +51,6 @@ export const accountRoutes = [
     summary: "The calling key's identity, account, plan limits and rate-limit budget.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [],
     query: z.strictObject({}),
     responses: { 200: { description: "Identity", schema: MeDto } },
     errors: [401, 403, 429, 500, 503],
@@ -68,13 +64,12 @@ export const accountRoutes = [
       "Verify the account's email with the mailed code; adds storefront:publish to its keys and fires user.verified.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.meVerify],
     // A wrong code must stay counted although the answer is a 4xx: the operation commits its own writes.
     idempotentInTransaction: false,
     body: VerifyEmailInput,
     responses: { 200: { description: "Verified; the identity as GET /v1/me", schema: MeDto } },
     errors: [400, 401, 403, 413, 429, 500, 503],
-    handler: async (ctx, { body }) => ({ status: 200, body: await verifyEmail(ctx, body.code) }),
+    handler: async (ctx, { body }) => ({ status: 200, body: await verifyEmail(ctx, body) }),
   }),
   defineRoute({
     operationId: "resendVerification",
@@ -83,7 +78,6 @@ export const accountRoutes = [
     summary: "Mail a new verification code (the previous one stops working); at most one a minute.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.meResendVerification],
     body: z.strictObject({}),
     responses: {
       202: {
@@ -102,8 +96,6 @@ export const accountRoutes = [
       "Cancel the calling user key's account (user.cancelled, reason user_clicked_cancel). Its keys stop working.",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
-    requiresCurrentTerms: false,
     responses: {
       200: { description: "Cancelled", schema: z.object({ id: z.string(), deleted: z.literal(true) }) },
     },
@@ -117,11 +109,9 @@ export const accountRoutes = [
     summary: "Accept the current terms of service (lifts tos_not_accepted).",
     tags: ["accounts"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
-    requiresCurrentTerms: false,
     body: AcceptTermsInput,
     responses: { 200: { description: "Accepted", schema: z.object({ tosAcceptedVersion: z.string() }) } },
     errors: [400, 401, 403, 429, 500, 503],
-    handler: async (ctx, { body }) => ({ status: 200, body: await acceptCurrentTerms(ctx, body.version) }),
+    handler: async (ctx, { body }) => ({ status: 200, body: await acceptCurrentTerms(ctx, body) }),
   }),
 ];

@@ -1,16 +1,17 @@
 import { randomInt } from "node:crypto";
 import { and, eq, inArray, ne } from "drizzle-orm";
-import { requireActor, type ServiceContext } from "@/server/context";
+import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
-import { inTransaction, pgErrorCode } from "@/server/db/transaction";
+import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { readRemaining } from "@/server/http/rate-limit";
 import { sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
-import { issueKey, toKeyDto } from "./keys";
+import { authorize } from "./authorize";
+import { issueKey, type KeyDto, toKeyDto } from "./keys";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
+import { readRemaining } from "./rate-limits";
 import type { BootstrapUserInput, IssueUserKeyInput, MeDto, Plan, UserDto } from "./schema";
 import { DEVELOPER_KEY_SCOPES, userScopesFor } from "./scopes";
 import { accounts, apiKeys } from "./tables";
@@ -76,15 +77,23 @@ export function flushMailAfterCommit(ctx: ServiceContext): void {
   ctx.afterCommit(() => deliverPendingMail(getDb()));
 }
 
+/** The key of a caller the operations table lets in only with one (api_key or oauth doors). */
+function requireKey(actor: Parameters<typeof actorKey>[0]) {
+  const key = actorKey(actor);
+  if (!key) throw new AppError("missing_authorization");
+  return key;
+}
+
 /**
- * Operation 1, POST /v1/users: a developer key bootstraps an unverified account, gets its first user key and
- * the account is sent a verification code, all in one transaction. Same email already active: 409 `email_taken`.
+ * A developer key bootstraps an unverified account (POST /v1/users): it gets its first user key and the
+ * account is sent a verification code, all in one transaction. Same email already active: 409 `email_taken`.
  */
 export async function bootstrapUser(
   ctx: ServiceContext,
   input: BootstrapUserInput,
 ): Promise<{ user: UserDto; userKey: string }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "bootstrapUser");
+  const developerKeyId = requireKey(actor).keyId;
   const now = ctx.now();
   const email = input.email.toLowerCase();
   try {
@@ -98,7 +107,7 @@ export async function bootstrapUser(
           language: input.language,
           status: "unverified",
           plan: "FREE_NEW",
-          developerKeyId: actor.keyId,
+          developerKeyId,
           source: "bootstrap",
           createdAt: now,
           updatedAt: now,
@@ -119,34 +128,39 @@ export async function bootstrapUser(
     flushMailAfterCommit(ctx);
     return result;
   } catch (error) {
-    if (pgErrorCode(error) === "23505") throw new AppError("email_taken", { param: "email" });
+    if (isUniqueViolationOn(error, "accounts", "accounts_email_active_uq")) {
+      throw new AppError("email_taken", { param: "email" });
+    }
     throw error;
   }
 }
 
 /** The account if one of the actor's developer account's keys bootstrapped it; else 404 `user_not_found`. */
-async function findBootstrappedAccount(ctx: ServiceContext, userId: string): Promise<AccountRow> {
-  const actor = requireActor(ctx);
+async function findBootstrappedAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  userId: string,
+): Promise<AccountRow> {
   const [row] = await ctx.db
     .select({ account: accounts })
     .from(accounts)
     .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
-    .where(and(eq(accounts.id, userId), eq(apiKeys.accountId, actor.accountId)))
+    .where(and(eq(accounts.id, userId), eq(apiKeys.accountId, accountId)))
     .limit(1);
   if (!row) throw new AppError("user_not_found", { param: "userId" });
   return row.account;
 }
 
 /**
- * Operation 2, POST /v1/users/{userId}/keys: another user key for an account this developer bootstrapped.
- * Scopes follow the account's state (storefront:publish only once verified).
+ * Another user key for an account this developer bootstrapped (POST /v1/users/{userId}/keys). Scopes follow
+ * the account's state (storefront:publish only once verified).
  */
 export async function issueUserKey(
   ctx: ServiceContext,
-  userId: string,
-  input: IssueUserKeyInput,
-): Promise<{ key: ReturnType<typeof toKeyDto>; userKey: string }> {
-  const account = await findBootstrappedAccount(ctx, userId);
+  input: { userId: string } & IssueUserKeyInput,
+): Promise<{ key: KeyDto; userKey: string }> {
+  const actor = authorize(ctx, "issueUserKey");
+  const account = await findBootstrappedAccount(ctx, actor.accountId, input.userId);
   if (account.status === "cancelled") throw new AppError("account_cancelled");
   const { row, rawKey } = await issueKey(ctx.db, {
     accountId: account.id,
@@ -160,18 +174,19 @@ export async function issueUserKey(
 }
 
 /**
- * Operation 3, GET /v1/me: who the key is, its account and limits, and the rate-limit budget left. The actor was
- * read with the key in the pipeline's one statement, and the budget is the one just counted (no second read).
+ * Who the key is, its account and limits, and the rate-limit budget left (GET /v1/me). The actor was read with
+ * the key in the pipeline's one statement, and the budget is the one just counted (no second read).
  */
 export async function getMe(ctx: ServiceContext): Promise<MeDto> {
-  const actor = requireActor(ctx);
-  const remaining = ctx.usage ?? (await readRemaining(ctx.db, actor, ctx.now()));
+  const actor = authorize(ctx, "getMe");
+  const key = requireKey(actor);
+  const remaining = ctx.usage ?? (await readRemaining(ctx.db, key, ctx.now()));
   const limits = PLAN_LIMITS[actor.plan];
   const canPublish = limits.publishable && actor.accountStatus === "verified";
   return {
     type: actor.kind,
-    keyId: actor.keyId,
-    keyName: actor.keyName,
+    keyId: key.keyId,
+    keyName: key.keyName,
     scopes: actor.scopes,
     account: {
       id: actor.accountId,
@@ -181,8 +196,8 @@ export async function getMe(ctx: ServiceContext): Promise<MeDto> {
       limits,
     },
     rateLimit: {
-      rpm: actor.rpm,
-      rpd: actor.rpd,
+      rpm: key.rpm,
+      rpd: key.rpd,
       remainingMinute: remaining.remainingMinute,
       remainingDay: remaining.remainingDay,
     },
@@ -201,16 +216,16 @@ export async function findActiveAccountByEmail(db: Db, email: string): Promise<A
 }
 
 /**
- * CLI `dev-key create`: a developer key for the account with this email, creating the account (verified: the
- * operator vouches for it) when none is active. `dailyLimit` is the key's budget per UTC day.
+ * Operator (CLI `dev-key create`; no actor): a developer key for the account with this email, creating the
+ * account (verified: the operator vouches for it) when none is active. `dailyLimit` is the key's budget per
+ * UTC day.
  */
 export async function createDeveloperKey(
-  db: Db,
+  ctx: ServiceContext,
   input: { email: string; name?: string | null; dailyLimit?: number; rpm?: number },
-  now: Date,
 ): Promise<{ keyId: string; key: string; accountId: string }> {
-  return db.transaction(async (tx) => {
-    const txDb = tx as unknown as Db;
+  const now = ctx.now();
+  return inTransaction(ctx.db, async (txDb) => {
     let account = await findActiveAccountByEmail(txDb, input.email);
     if (!account) {
       const [created] = await txDb
@@ -244,17 +259,23 @@ export async function createDeveloperKey(
   });
 }
 
-/** CLI `plan set`: changes the plan of the active account with this email (there is no payment integration). */
+/**
+ * Operator (CLI `plan set`; no actor): changes the plan of the active account with this email (there is no
+ * payment integration).
+ */
 export async function setPlan(
-  db: Db,
-  email: string,
-  plan: Plan,
-  now: Date,
+  ctx: ServiceContext,
+  input: { email: string; plan: Plan },
 ): Promise<{ accountId: string; plan: Plan }> {
-  const [row] = await db
+  const [row] = await ctx.db
     .update(accounts)
-    .set({ plan, updatedAt: now })
-    .where(and(eq(accounts.email, email.toLowerCase()), inArray(accounts.status, ["unverified", "verified"])))
+    .set({ plan: input.plan, updatedAt: ctx.now() })
+    .where(
+      and(
+        eq(accounts.email, input.email.toLowerCase()),
+        inArray(accounts.status, ["unverified", "verified"]),
+      ),
+    )
     .returning({ id: accounts.id, plan: accounts.plan });
   if (!row) throw new AppError("user_not_found", { param: "email" });
   return { accountId: row.id, plan: row.plan };

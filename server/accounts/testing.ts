@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
-import { call } from "@/server/testing/api";
-import { createDeveloperKey } from "./service";
+import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { BootstrapUserInput } from "./schema";
+import { bootstrapUser as bootstrapUserService, createDeveloperKey } from "./service";
 
 export function uniqueEmail(label = "user"): string {
   return `${label}-${randomBytes(5).toString("hex")}@example.com`;
@@ -9,26 +11,25 @@ export function uniqueEmail(label = "user"): string {
 
 /** A developer account with one developer key (as `npm run cli -- dev-key create` makes). */
 export async function createDeveloper(options: { dailyLimit?: number; rpm?: number; email?: string } = {}) {
-  const db = await dbReady();
   const email = options.email ?? uniqueEmail("dev");
-  const created = await createDeveloperKey(
-    db,
-    { email, name: "test developer", dailyLimit: options.dailyLimit ?? 100_000, rpm: options.rpm ?? 100_000 },
-    new Date(),
-  );
+  const created = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+    email,
+    name: "test developer",
+    dailyLimit: options.dailyLimit ?? 100_000,
+    rpm: options.rpm ?? 100_000,
+  });
   return { ...created, email };
 }
 
-/** A bootstrapped (unverified) user through the real API; returns its id and first user key. */
+/** A bootstrapped (unverified) user, made by the developer key through the service; its id and first user key. */
 export async function bootstrapUser(
   developerKey: string,
   options: { email?: string; language?: string } = {},
 ) {
   const email = options.email ?? uniqueEmail("merchant");
-  const result = await call<{ user: { id: string }; userKey: string }>("POST", "/v1/users", {
-    key: developerKey,
-    body: { email, language: options.language ?? "en" },
-  });
-  if (result.status !== 201) throw new Error(`bootstrap failed: ${result.status} ${result.text}`);
-  return { userId: result.body.user.id, userKey: result.body.userKey, email };
+  const input = BootstrapUserInput.parse({ email, language: options.language ?? "en" });
+  const result = await asAdapter(await serviceContextFor(developerKey), (ctx) =>
+    bootstrapUserService(ctx, input),
+  );
+  return { userId: result.user.id, userKey: result.userKey, email };
 }

@@ -1,11 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
-import { requireActor, type ServiceContext } from "@/server/context";
+import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
+import { authorize } from "./authorize";
 import type { MeDto } from "./schema";
 import { SCOPES } from "./scopes";
 import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
@@ -18,7 +19,7 @@ export const MAX_VERIFICATION_ATTEMPTS = 5;
 export const RESEND_INTERVAL_MS = 60_000;
 
 /**
- * Operation 20, POST /v1/me/verify: checks the emailed code. Right code: the account is verified, accepts the
+ * Checks the emailed code (POST /v1/me/verify). Right code: the account is verified, accepts the
  * current terms, every user key of the account gains `storefront:publish`, and `user.verified` fires to the
  * bootstrapping developer's endpoints, all in one transaction. Wrong, expired or used-up code: 400
  * `invalid_verification_code`.
@@ -26,8 +27,9 @@ export const RESEND_INTERVAL_MS = 60_000;
  * The attempt is counted first, in its own statement, so it survives the failure of the request: a stream of
  * wrong guesses can never reset the counter (the route opts out of the pipeline's idempotency transaction).
  */
-export async function verifyEmail(ctx: ServiceContext, code: string): Promise<MeDto> {
-  const actor = requireActor(ctx);
+export async function verifyEmail(ctx: ServiceContext, input: { code: string }): Promise<MeDto> {
+  const actor = authorize(ctx, "verifyEmail");
+  const { code } = input;
   const now = ctx.now();
   const [counted] = await ctx.db
     .update(accounts)
@@ -52,12 +54,12 @@ export async function verifyEmail(ctx: ServiceContext, code: string): Promise<Me
   if (!isValid) {
     const detail =
       counted.attempts > MAX_VERIFICATION_ATTEMPTS
-        ? "Too many wrong attempts: request a new code with POST /v1/me/resend-verification."
+        ? "Too many wrong attempts: request a new code."
         : undefined;
     throw new AppError("invalid_verification_code", {
       param: "code",
       detail,
-      nextActions: [{ label: "Request a new code", method: "POST", url: "/v1/me/resend-verification" }],
+      nextActions: [{ label: "Request a new code", operation: "resendVerification" }],
     });
   }
 
@@ -109,7 +111,7 @@ function withPublish(scopes: string[]): string[] {
   return scopes.includes(SCOPES.storefrontPublish) ? scopes : [...scopes, SCOPES.storefrontPublish];
 }
 
-/** Every live user key of the account gains `storefront:publish` (decisions.md, Accounts). */
+/** Every live user key of the account gains `storefront:publish` (docs/api.md, "Accounts and keys"). */
 async function grantPublishScope(db: Db, accountId: string): Promise<void> {
   await db
     .update(apiKeys)
@@ -124,13 +126,13 @@ async function grantPublishScope(db: Db, accountId: string): Promise<void> {
 }
 
 /**
- * Operation 21, POST /v1/me/resend-verification: a new code (the old one stops working) mailed to the account,
- * at most once a minute. Always 202; `status` says whether a mail went out.
+ * A new code (the old one stops working) mailed to the account (POST /v1/me/resend-verification), at most
+ * once a minute. `status` says whether a mail went out.
  */
 export async function resendVerification(
   ctx: ServiceContext,
 ): Promise<{ status: "sent" | "already_verified" | "throttled" }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "resendVerification");
   const now = ctx.now();
   const [account] = await ctx.db.select().from(accounts).where(eq(accounts.id, actor.accountId)).limit(1);
   if (account?.status !== "unverified") return { status: "already_verified" };

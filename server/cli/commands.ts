@@ -3,10 +3,11 @@ import { z } from "zod";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
 import { Plan } from "@/server/accounts/schema";
 import { createDeveloperKey, setPlan } from "@/server/accounts/service";
+import { createServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { parseInput } from "@/server/http/validation";
 import { JOB_NAMES, runJob } from "@/server/jobs/registry";
+import { parseInput } from "@/server/validation";
 
 export const CLI_USAGE = `usage: npm run cli -- <command>
   dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60]
@@ -39,30 +40,46 @@ function options(args: string[]): Record<string, string> {
 }
 
 /**
- * Runs one CLI command against a database and returns the JSON object it prints (decisions.md, Command line).
+ * Runs one CLI command against a database and returns the JSON object it prints (README.md, "Command line").
  * The same function answers the admin endpoint, so a CLI beside a running PGlite server behaves identically.
+ * Commands are the operator's: they run without an actor.
  */
 export async function runCommand(db: Db, argv: string[], now: Date = new Date()): Promise<unknown> {
+  const ctx = createServiceContext({ db, now: () => now });
+  try {
+    return await runOperatorCommand(ctx, argv);
+  } finally {
+    ctx.runAfterCommit();
+  }
+}
+
+async function runOperatorCommand(
+  ctx: ReturnType<typeof createServiceContext>,
+  argv: string[],
+): Promise<unknown> {
+  const { db } = ctx;
+  const now = ctx.now();
   const [group, action, ...rest] = argv;
   const key = `${group ?? ""} ${action ?? ""}`;
   switch (key) {
     case "dev-key create": {
       const input = parseInput(DevKeyCreate, options(rest), "en");
-      const created = await createDeveloperKey(
-        db,
-        { email: input.email, name: input.name, dailyLimit: input["daily-limit"], rpm: input.rpm },
-        now,
-      );
+      const created = await createDeveloperKey(ctx, {
+        email: input.email,
+        name: input.name,
+        dailyLimit: input["daily-limit"],
+        rpm: input.rpm,
+      });
       return { keyId: created.keyId, key: created.key };
     }
     case "dev-key revoke": {
       const input = parseInput(DevKeyRevoke, options(rest), "en");
-      const revoked = await revokeDeveloperKeyAndCascade(db, input.id, now);
+      const revoked = await revokeDeveloperKeyAndCascade(ctx, { keyId: input.id });
       return { keyId: revoked.keyId, revoked: true, cancelledAccounts: revoked.cancelledAccounts };
     }
     case "plan set": {
       const input = parseInput(PlanSet, options(rest), "en");
-      return setPlan(db, input.email, input.plan, now);
+      return setPlan(ctx, { email: input.email, plan: input.plan });
     }
     case "jobs run": {
       const [name, ...extra] = rest;

@@ -64,12 +64,12 @@ function createState(): DbState {
 
 function createPostgresState(url: string): DbState {
   const client = postgres(url, {
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: env().DATABASE_POOL_SIZE,
     onnotice: () => {},
     connect_timeout: 5,
   });
   // Prepared statements, and BEGIN sent with a transaction's first statement (round-trips.ts).
-  const preparedStatements = process.env.DATABASE_PREPARED_STATEMENTS !== "false";
+  const preparedStatements = env().DATABASE_PREPARED_STATEMENTS === "true";
   const db = drizzlePostgres(withFewerRoundTrips(client, { preparedStatements }), {
     schema,
   }) as unknown as Db;
@@ -107,7 +107,7 @@ function createPgliteState(): DbState {
 }
 
 export function pgliteDataDir(): string {
-  const override = process.env.PGLITE_DIR;
+  const override = env().PGLITE_DIR;
   if (override) return override;
   return path.resolve(env().DATA_DIR, "pglite");
 }

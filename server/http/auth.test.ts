@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { ErrorEnvelope } from "@/server/errors";
 import { call } from "@/server/testing/api";
-import { ErrorEnvelope } from "./envelope";
+import { operatorContext } from "@/server/testing/context";
 
 // Spec, Authentication: Bearer and X-API-Key; missing -> auth/missing_authorization; only a hash is stored.
 describe("authentication", () => {
@@ -31,7 +32,7 @@ describe("authentication", () => {
   it("a revoked key: 401 api_key_revoked", async () => {
     const dev = await createDeveloper();
     expect((await call("GET", "/v1/me", { key: dev.key })).status).toBe(200);
-    await revokeDeveloperKeyAndCascade(await dbReady(), dev.keyId, new Date());
+    await revokeDeveloperKeyAndCascade(await operatorContext(), { keyId: dev.keyId });
     const res = await call("GET", "/v1/me", { key: dev.key });
     expect(res.status).toBe(401);
     expect(ErrorEnvelope.parse(res.body).error).toMatchObject({ type: "auth", code: "api_key_revoked" });

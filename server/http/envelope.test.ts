@@ -3,9 +3,9 @@ import { z } from "zod";
 import { createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
+import { ErrorEnvelope } from "@/server/errors";
 import { checkHealth } from "@/server/health/service";
 import { call } from "@/server/testing/api";
-import { ErrorEnvelope } from "./envelope";
 import { MAX_BODY_BYTES, newRequestState, runPipeline } from "./pipeline";
 import { defineRoute } from "./route";
 
@@ -110,7 +110,6 @@ describe("error envelope on every error path", () => {
       summary: "test",
       tags: [],
       auth: "none",
-      scopes: [],
       body: z.object({}).passthrough(),
       responses: {},
       errors: [400],
@@ -146,7 +145,6 @@ describe("error envelope on every error path", () => {
       summary: "test",
       tags: [],
       auth: "none",
-      scopes: [],
       responses: {},
       errors: [500],
       handler: async () => {

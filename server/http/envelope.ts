@@ -1,67 +1,13 @@
-import { z } from "zod";
-import { env } from "@/server/env";
-import { AppError, ERROR_CATALOGUE, type Language, messageFor } from "@/server/errors";
+import { AppError, type ErrorObject, errorBody, type Language } from "@/server/errors";
+import type { RejectedProduct } from "@/server/products/schema";
+import { API_ROUTES } from "./routes";
 
-/** The spec's error envelope (spec, Errors): every non-2xx answers with exactly this shape. */
-export const ErrorEnvelope = z
-  .object({
-    error: z.object({
-      type: z.enum([
-        "rate_limited",
-        "invalid_request",
-        "auth",
-        "not_found",
-        "plan_limit",
-        "internal",
-        "conflict",
-        "idempotency_conflict",
-        "service_unavailable",
-        "tos_not_accepted",
-      ]),
-      code: z.string(),
-      message: z.string(),
-      doc: z.string(),
-      param: z.string().nullable(),
-      requestId: z.string().regex(/^req_/),
-      recoverable: z.boolean(),
-      retryAfterMs: z.number().int().nullable(),
-      nextActions: z.array(
-        z.object({ label: z.string(), method: z.string().nullable(), url: z.string().nullable() }),
-      ),
-      upgrade: z
-        .object({
-          currentPlan: z.string(),
-          requiredPlan: z.string(),
-          upgradeUrl: z.string(),
-          previewUrl: z.string().optional(),
-        })
-        .nullable(),
-      requiredScopes: z.array(z.string()).optional(),
-      heldScopes: z.array(z.string()).optional(),
-    }),
-  })
-  .meta({ id: "ErrorEnvelope", description: "Every non-2xx response uses this envelope." });
+/** Next actions name operations; over REST they point at the operation's method and /v1 path. */
+let routesByOperation: Map<string, { method: string; url: string }> | undefined;
 
-export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
-
-export function errorBody(error: AppError, requestId: string, language: Language): ErrorEnvelope {
-  const entry = ERROR_CATALOGUE[error.code];
-  const o = error.options;
-  const body: ErrorEnvelope["error"] = {
-    type: entry.type,
-    code: error.code,
-    message: messageFor(error, language),
-    doc: `${env().DOCS_URL}/errors#${error.code}`,
-    param: o.param ?? null,
-    requestId,
-    recoverable: entry.recoverable,
-    retryAfterMs: o.retryAfterMs ?? null,
-    nextActions: o.nextActions ?? [],
-    upgrade: o.upgrade ?? null,
-  };
-  if (o.requiredScopes) body.requiredScopes = o.requiredScopes;
-  if (o.heldScopes) body.heldScopes = o.heldScopes;
-  return { error: body };
+export function restActionFor(operation: string): { method: string; url: string } | null {
+  routesByOperation ??= new Map(API_ROUTES.map((r) => [r.operationId, { method: r.method, url: r.path }]));
+  return routesByOperation.get(operation) ?? null;
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -78,13 +24,20 @@ export function errorResponse(
   language: Language,
   headers: Record<string, string> = {},
 ): Response {
-  return jsonResponse(error.status, errorBody(error, requestId, language), {
+  return jsonResponse(error.status, errorBody(error, requestId, language, restActionFor), {
     ...headers,
     ...error.options.headers,
     "x-request-id": requestId,
   });
 }
 
-export function internalError(): AppError {
-  return new AppError("internal_error");
+/** Rejected items of a partial result (207) with each error as the envelope's error object. */
+export function rejectedToRest(
+  ctx: { requestId: string; language: Language },
+  rejected: RejectedProduct[] | undefined,
+): Array<{ index: number; error: ErrorObject }> | undefined {
+  return rejected?.map(({ index, code, ...options }) => ({
+    index,
+    error: errorBody(new AppError(code, options), ctx.requestId, ctx.language, restActionFor).error,
+  }));
 }

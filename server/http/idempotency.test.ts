@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { accounts } from "@/server/accounts/tables";
 import { createDeveloper, uniqueEmail } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { ErrorEnvelope } from "@/server/errors";
 import { call } from "@/server/testing/api";
-import { ErrorEnvelope } from "./envelope";
 
 async function accountsWithEmail(email: string): Promise<number> {
   const db = await dbReady();

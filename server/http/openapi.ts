@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
-import { ErrorEnvelope } from "./envelope";
+import { ErrorEnvelope } from "@/server/errors";
+import { isOperationName, OPERATIONS } from "@/server/operations";
 import type { AnyRoute } from "./route";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -38,11 +39,20 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
         content: { "application/json": { schema: ErrorEnvelope } },
       };
     }
+    // The scopes come from the one operations table (any one suffices); OpenAPI 3.1 lets a non-OAuth security
+    // requirement list the roles it needs.
+    const scopes = isOperationName(route.operationId) ? [...OPERATIONS[route.operationId].scopes] : [];
     const operation: ZodOpenApiOperationObject = {
       operationId: route.operationId,
       summary: route.summary,
+      description:
+        route.auth === "key"
+          ? scopes.length > 0
+            ? `Required scope (any of): ${scopes.map((s) => `\`${s}\``).join(", ")}.`
+            : "Any valid key."
+          : "No key needed; not rate limited.",
       tags: route.tags,
-      security: route.auth === "key" ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [],
+      security: route.auth === "key" ? [{ bearerAuth: scopes }, { apiKeyHeader: scopes }] : [],
       responses,
     };
     const requestParams: NonNullable<ZodOpenApiOperationObject["requestParams"]> = {};

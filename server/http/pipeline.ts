@@ -1,9 +1,12 @@
-import { assertTermsAcceptedForWrite } from "@/server/accounts/terms";
-import type { Actor, ServiceContext } from "@/server/context";
-import { type Db, dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { authorizeActor } from "@/server/accounts/authorize";
+import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
+import { dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { AppError, isAppError, type Language, pickLanguage } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
+import { isOperationName } from "@/server/operations";
+import { parseInput } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
   claimIdempotencyKey,
@@ -16,13 +19,14 @@ import {
 } from "./idempotency";
 import { authenticateAndCount } from "./rate-limit";
 import type { AnyRoute, Reply } from "./route";
-import { parseInput } from "./validation";
 
 /** Spec, Limits / decisions.md: bodies over 1 MiB get 413 before they are parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 type RequestState = {
   requestId: string;
+  /** The clock of this request (tests inject one: server/testing/api.ts). */
+  now: () => Date;
   /** The request's URL, parsed once. */
   url: URL;
   language: Language;
@@ -30,9 +34,10 @@ type RequestState = {
   headers: Record<string, string>;
 };
 
-export function newRequestState(request: Request): RequestState {
+export function newRequestState(request: Request, now: () => Date = () => new Date()): RequestState {
   return {
     requestId: newId("req"),
+    now,
     url: new URL(request.url),
     language: pickLanguage(request.headers.get("accept-language")),
     headers: {},
@@ -50,17 +55,15 @@ export async function runPipeline(
   pathParams: Record<string, string>,
   state: RequestState,
 ): Promise<Response> {
-  const afterCommit: Array<() => unknown> = [];
   try {
     const db = await dbReady();
-    const now = new Date();
 
     let actor: Actor | null = null;
     let usage: ServiceContext["usage"];
     if (route.auth === "key") {
       const rawKey = readApiKey(request.headers);
       if (!rawKey) throw new AppError("missing_authorization");
-      const counted = await authenticateAndCount(db, rawKey, now);
+      const counted = await authenticateAndCount(db, rawKey, state.now());
       actor = counted.actor;
       state.headers = counted.limits.headers;
       if (counted.limits.remainingDay !== undefined) {
@@ -78,29 +81,26 @@ export async function runPipeline(
       headers: request.headers,
     };
 
-    if (actor) {
-      assertScopes(route, actor);
-      if (route.method !== "GET" && route.requiresCurrentTerms !== false) assertTermsAcceptedForWrite(actor);
-    }
+    // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
+    // request stores nothing; the service checks it again, which costs nothing.
+    if (actor && isOperationName(route.operationId)) authorizeActor(actor, route.operationId);
 
-    const ctx: ServiceContext = {
+    const ctx = createServiceContext({
       db,
       actor,
       requestId: state.requestId,
       language: state.language,
       usage,
-      now: () => new Date(),
-      afterCommit: (task) => {
-        afterCommit.push(task);
-      },
-    };
+      now: state.now,
+    });
 
     const idempotencyKey = request.headers.get("idempotency-key");
+    const key = actor ? actorKey(actor) : null;
     const response =
-      actor && idempotencyKey !== null && isIdempotentRoute(route)
-        ? await runIdempotent(route, ctx, actor, input, request, rawBody, idempotencyKey, state)
+      key && idempotencyKey !== null && isIdempotentRoute(route)
+        ? await runIdempotent(route, ctx, key.keyId, input, request, rawBody, idempotencyKey, state)
         : replyToResponse(await route.handler(ctx, input), state);
-    runAfterCommit(afterCommit, state.requestId);
+    ctx.runAfterCommit();
     return response;
   } catch (error) {
     return renderFailure(error, state);
@@ -167,12 +167,6 @@ function parseJson(raw: string): unknown {
   }
 }
 
-function assertScopes(route: AnyRoute, actor: Actor): void {
-  if (route.scopes.length === 0) return;
-  if (route.scopes.some((scope) => actor.scopes.includes(scope))) return;
-  throw new AppError("insufficient_scope", { requiredScopes: route.scopes, heldScopes: actor.scopes });
-}
-
 function isIdempotentRoute(route: AnyRoute): boolean {
   return route.idempotent ?? route.method !== "GET";
 }
@@ -193,7 +187,7 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
 async function runIdempotent(
   route: AnyRoute,
   ctx: ServiceContext,
-  actor: Actor,
+  keyId: string,
   input: Parameters<AnyRoute["handler"]>[1],
   request: Request,
   rawBody: string,
@@ -202,33 +196,33 @@ async function runIdempotent(
 ): Promise<Response> {
   validateIdempotencyKey(idempotencyKey);
   const fingerprint = fingerprintOf(request.method, `${state.url.pathname}${state.url.search}`, rawBody);
-  const key = { keyId: actor.keyId, idempotencyKey, fingerprint };
+  const key = { keyId, idempotencyKey, fingerprint };
   if (route.oneStatement) {
     const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);
     if (answered) return answered;
   }
-  const claim = await claimIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, fingerprint, new Date());
+  const claim = await claimIdempotencyKey(ctx.db, keyId, idempotencyKey, fingerprint, state.now());
   if (claim.kind === "replay") return storedToResponse(claim.response, state);
 
   try {
     if (route.oneStatement) {
       const write = route.oneStatement(ctx, input);
       const response = toStored(write.reply, state);
-      await write.run({ keyId: actor.keyId, idempotencyKey, response });
+      await write.run({ keyId, idempotencyKey, response });
       return storedToResponse(response, state, false);
     }
     if (route.idempotentInTransaction === false) {
       const response = toStored(await route.handler(ctx, input), state);
-      await completeIdempotencyKey(ctx.db, actor.keyId, idempotencyKey, response);
+      await completeIdempotencyKey(ctx.db, keyId, idempotencyKey, response);
       return storedToResponse(response, state, false);
     }
-    const { stored, recorded } = await ctx.db.transaction(async (tx) => {
-      const reply = await route.handler({ ...ctx, db: tx as unknown as Db }, input);
+    const { stored, recorded } = await inTransaction(ctx.db, async (tx) => {
+      const reply = await route.handler(withDb(ctx, tx), input);
       const response = toStored(reply, state);
       // The record is the transaction's last statement: not awaited here, so it travels with COMMIT in one
       // socket write (server/db/round-trips.ts). A failed record makes COMMIT roll back, which
       // PostgreSQL does not report as an error: awaiting `recorded` below is what surfaces it.
-      const record = completeIdempotencyKey(tx as unknown as Db, actor.keyId, idempotencyKey, response);
+      const record = completeIdempotencyKey(tx, keyId, idempotencyKey, response);
       record.catch(() => undefined);
       return { stored: response, recorded: record };
     });
@@ -236,7 +230,7 @@ async function runIdempotent(
     return storedToResponse(stored, state, false);
   } catch (error) {
     if (isAppError(error) && error.status < 500) return storeRefusal(ctx, key, error, state);
-    await releaseIdempotencyKey(ctx.db, actor.keyId, idempotencyKey).catch((releaseError: unknown) => {
+    await releaseIdempotencyKey(ctx.db, keyId, idempotencyKey).catch((releaseError: unknown) => {
       log("error", "could not release idempotency claim", {
         requestId: state.requestId,
         error: releaseError,
@@ -269,7 +263,7 @@ async function runOneStatementClaimingKey(
       keyId: key.keyId,
       idempotencyKey: key.idempotencyKey,
       response,
-      claim: { fingerprint: key.fingerprint, now: new Date() },
+      claim: { fingerprint: key.fingerprint, now: state.now() },
     });
     return storedToResponse(response, state, false);
   } catch (error) {
@@ -280,7 +274,7 @@ async function runOneStatementClaimingKey(
       key.keyId,
       key.idempotencyKey,
       key.fingerprint,
-      new Date(),
+      state.now(),
     );
     if (claim.kind === "replay") return storedToResponse(claim.response, state);
     return storeRefusal(ctx, key, error, state);
@@ -322,12 +316,4 @@ function storedToResponse(stored: StoredResponse, state: RequestState, isReplay 
   if (isReplay) headers["idempotent-replayed"] = "true";
   else headers["x-request-id"] = state.requestId;
   return new Response(stored.body, { status: stored.status, headers });
-}
-
-function runAfterCommit(tasks: Array<() => unknown>, requestId: string): void {
-  for (const task of tasks) {
-    Promise.resolve()
-      .then(task)
-      .catch((error: unknown) => log("error", "after-commit task failed", { requestId, error }));
-  }
 }

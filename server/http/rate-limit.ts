@@ -1,16 +1,12 @@
 import { sql } from "drizzle-orm";
-import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow } from "@/server/accounts/keys";
-import type { Actor } from "@/server/context";
+import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow } from "@/server/accounts/actors";
+import { dayWindowStart, minuteWindowStart } from "@/server/accounts/rate-limits";
+import { type Actor, type ActorKey, actorKey } from "@/server/context";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
 import { GroupCommit } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { log } from "@/server/lib/log";
-
-/** Default budgets (spec, Limits). Developer keys carry their own daily budget set at issuance. */
-export const DEFAULT_RPM = 60;
-export const USER_KEY_RPD = 10_000;
-export const DEVELOPER_KEY_DEFAULT_RPD = 50;
 
 export type RateLimitResult = {
   limit: number;
@@ -21,14 +17,6 @@ export type RateLimitResult = {
   remainingDay?: number;
   headers: Record<string, string>;
 };
-
-export function minuteWindowStart(now: Date): number {
-  return Math.floor(now.getTime() / 60_000) * 60;
-}
-
-export function dayWindowStart(now: Date): number {
-  return Math.floor(now.getTime() / 86_400_000) * 86_400;
-}
 
 type CountedRow = KeyAuthRow & {
   ord: number;
@@ -63,6 +51,7 @@ export async function authenticateAndCount(
   rawKey: string,
   now: Date,
 ): Promise<{ actor: Actor; limits: RateLimitResult }> {
+  // Key-authenticated actors always carry their key (actors.ts); `keyOf` only narrows the type.
   if (!KEY_PATTERN.test(rawKey)) throw new AppError("invalid_api_key");
   let row: CountedRow | undefined;
   try {
@@ -76,13 +65,14 @@ export async function authenticateAndCount(
     // Spec, Rate-limit mechanics 3: the request proceeds without increment and without 429.
     log("warn", "rate limit store failed; failing open", { error: String(error) });
     const actor = await authenticateKey(db, rawKey);
-    return { actor, limits: headersFor(actor.rpm, actor.rpm, minuteWindowStart(now) + 60) };
+    const key = keyOf(actor);
+    return { actor, limits: headersFor(key.rpm, key.rpm, minuteWindowStart(now) + 60) };
   }
   const actor = actorFromKeyRow(row?.id ? row : undefined);
   const minuteCount = Number(row?.minute ?? 0);
   const dayCount =
     row?.day === null || row?.day === undefined ? Number(row?.dayBefore ?? 0) : Number(row.day);
-  return { actor, limits: evaluateCounts(actor, minuteCount, dayCount, now) };
+  return { actor, limits: evaluateCounts(keyOf(actor), minuteCount, dayCount, now) };
 }
 
 /**
@@ -144,9 +134,15 @@ async function countBatch(db: Db, batch: PendingCount[]): Promise<Array<CountedR
   return batch.map((_, index) => byPosition.get(index + 1));
 }
 
+function keyOf(actor: Actor): ActorKey {
+  const key = actorKey(actor);
+  if (!key) throw new Error("a key-authenticated actor without its key");
+  return key;
+}
+
 /** Turns the counts into headers, or the 429 of the bucket that is over (minute first). */
 export function evaluateCounts(
-  actor: Actor,
+  key: ActorKey,
   minuteCount: number,
   dayCount: number,
   now: Date,
@@ -154,17 +150,17 @@ export function evaluateCounts(
   const dayStart = dayWindowStart(now);
   const reset = minuteWindowStart(now) + 60;
   const result = headersFor(
-    actor.rpm,
-    Math.max(0, actor.rpm - minuteCount),
+    key.rpm,
+    Math.max(0, key.rpm - minuteCount),
     reset,
-    Math.max(0, actor.rpd - dayCount),
+    Math.max(0, key.rpd - dayCount),
   );
   const nowSeconds = now.getTime() / 1000;
-  if (minuteCount > actor.rpm) {
+  if (minuteCount > key.rpm) {
     const retryAfter = Math.min(60, Math.max(1, Math.ceil(reset - nowSeconds)));
     throw rateLimitError("rpm_exceeded", retryAfter, result.headers);
   }
-  if (dayCount > actor.rpd) {
+  if (dayCount > key.rpd) {
     const retryAfter = Math.min(86_400, Math.max(1, Math.ceil(dayStart + 86_400 - nowSeconds)));
     throw rateLimitError("rpd_exceeded", retryAfter, result.headers);
   }
@@ -206,26 +202,10 @@ function rateLimitError(
     },
     retryAfterMs: retryAfterSeconds * 1000,
     nextActions: isMinute
-      ? [{ label: `Retry after ${retryAfterSeconds} seconds`, method: null, url: null }]
-      : [{ label: "Wait for the next UTC day; check rateLimit.remainingDay", method: "GET", url: "/v1/me" }],
+      ? [{ label: `Retry after ${retryAfterSeconds} seconds`, operation: null }]
+      : [{ label: "Wait for the next UTC day; check rateLimit.remainingDay", operation: "getMe" }],
     headers: { ...headers, "retry-after": String(retryAfterSeconds) },
   });
-}
-
-/** Remaining requests in the current windows, for GET /v1/me (approximate by nature). */
-export async function readRemaining(
-  db: Db,
-  actor: Actor,
-  now: Date,
-): Promise<{ remainingMinute: number; remainingDay: number }> {
-  const rows = await queryRows<{ bucket: string; count: number }>(
-    db,
-    sql`select bucket, count from rate_limit_counters where key_id = ${actor.keyId}
-          and ((bucket = 'm' and window_start = ${minuteWindowStart(now)}) or (bucket = 'd' and window_start = ${dayWindowStart(now)}))`,
-  );
-  const minute = Number(rows.find((r) => r.bucket === "m")?.count ?? 0);
-  const day = Number(rows.find((r) => r.bucket === "d")?.count ?? 0);
-  return { remainingMinute: Math.max(0, actor.rpm - minute), remainingDay: Math.max(0, actor.rpd - day) };
 }
 
 /** Drops counter windows older than two days (run by the scheduled jobs). */

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
-import type { IdempotencyRecord } from "./idempotency";
+import type { IdempotencyRecord } from "@/server/db/idempotency-record";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
 
@@ -23,10 +23,11 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   path: string;
   summary: string;
   tags: string[];
-  /** `none`: no key needed and not rate limited (openapi.json). */
+  /**
+   * `key`: an API key is needed, and the operation of this name in server/operations.ts says what the key must
+   * hold (`authorize`); `none`: no key needed and not rate limited (openapi.json).
+   */
   auth: "key" | "none";
-  /** Any-of; an empty list means any valid key. */
-  scopes: string[];
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
@@ -34,11 +35,6 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   responses: Record<number, { description: string; schema: z.ZodType }>;
   /** Error statuses this operation can answer (documented with the error envelope). */
   errors: number[];
-  /**
-   * Writes are refused with `tos_not_accepted` while a verified user has not accepted the current terms
-   * (default for every non-GET); the few operations that let the user comply or leave set this false.
-   */
-  requiresCurrentTerms?: boolean;
   /** Honour Idempotency-Key (default: every POST, PATCH and DELETE). */
   idempotent?: boolean;
   /**

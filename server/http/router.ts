@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/server/errors";
+import { isOperationName } from "@/server/operations";
 import { errorResponse } from "./envelope";
 import { buildOpenApiDocument } from "./openapi";
 import { newRequestState, renderFailure, runPipeline } from "./pipeline";
@@ -15,7 +16,6 @@ const openApiRoute = defineRoute({
   summary: "This API's OpenAPI 3.1 description (version 1.0.0). No key needed; not rate limited.",
   tags: ["meta"],
   auth: "none",
-  scopes: [],
   responses: { 200: { description: "The OpenAPI document", schema: z.object({}).passthrough() } },
   errors: [500],
   handler: async () => {
@@ -25,6 +25,13 @@ const openApiRoute = defineRoute({
 });
 
 const ALL_ROUTES: AnyRoute[] = [...API_ROUTES, openApiRoute];
+
+// A keyed route without an operation would skip `authorize`: refuse to start rather than serve it.
+for (const route of ALL_ROUTES) {
+  if (route.auth === "key" && !isOperationName(route.operationId)) {
+    throw new Error(`/v1 route ${route.operationId} names no operation in server/operations.ts`);
+  }
+}
 
 type CompiledPath = { pattern: RegExp; names: string[]; routes: AnyRoute[] };
 
@@ -59,8 +66,11 @@ const COMPILED = compile(ALL_ROUTES);
  * so the same API can be served by any fetch-style HTTP server. Unknown paths answer 404 `route_not_found`,
  * known paths with another method 405 `method_not_allowed` (with `Allow`), both before authentication.
  */
-export async function handleV1Request(request: Request): Promise<Response> {
-  const state = newRequestState(request);
+export async function handleV1Request(
+  request: Request,
+  options: { now?: () => Date } = {},
+): Promise<Response> {
+  const state = newRequestState(request, options.now);
   try {
     const pathname = state.url.pathname;
     const method = request.method === "HEAD" ? "GET" : request.method;
@@ -82,8 +92,4 @@ export async function handleV1Request(request: Request): Promise<Response> {
   } catch (error) {
     return renderFailure(error, state);
   }
-}
-
-export function allRoutes(): AnyRoute[] {
-  return ALL_ROUTES;
 }

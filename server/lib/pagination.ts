@@ -41,12 +41,11 @@ export function decodeCursor(cursor: string | undefined, ids: IdPrefix | RegExp)
   }
 }
 
+/** A page of a list: its items and the cursor of the next page (null on the last). */
+export type Page<T> = { data: T[]; nextCursor: string | null };
+
 /** Rows were fetched with `limit + 1`: the extra row only says another page exists. */
-export function toPage<R extends { id: string }, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-): { data: T[]; nextCursor: string | null } {
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { data: page.map(map), nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null };

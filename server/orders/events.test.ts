@@ -238,11 +238,10 @@ describe("order events fire from real orders", () => {
     try {
       const { createEndpoint } = await import("@/server/webhooks/service");
       const { serviceContextFor } = await import("@/server/testing/context");
-      await createEndpoint(
-        await serviceContextFor(user.userKey),
-        { url: merchantReceiver.url, subscribedEvents: ["order.created"] },
-        "merchant",
-      );
+      await createEndpoint(await serviceContextFor(user.userKey), {
+        scope: "merchant",
+        endpoint: { url: merchantReceiver.url, subscribedEvents: ["order.created"] },
+      });
       const { storefrontId, productId } = await createStorefrontWithProduct(user.userKey);
       const placed = await call<{ order: { id: string } }>("POST", `/v1/storefronts/${storefrontId}/orders`, {
         key: user.userKey,

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { SCOPES } from "@/server/accounts/scopes";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
 import {
@@ -23,14 +22,13 @@ export const orderRoutes = [
       "Place a phone or counter order: prices from the catalog, stock taken atomically; fires order.created.",
     tags: ["orders"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: StorefrontOrdersParams,
     body: CreateOrderInput,
     responses: { 201: { description: "Order placed", schema: OrderResponse } },
     errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 201,
-      body: { order: await createOrder(ctx, params.storefrontId, body) },
+      body: { order: await createOrder(ctx, { storefrontId: params.storefrontId, order: body }) },
     }),
   }),
   defineRoute({
@@ -40,7 +38,6 @@ export const orderRoutes = [
     summary: "The storefront's orders, oldest first, with cursor pagination.",
     tags: ["orders"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     params: StorefrontOrdersParams,
     query: ListQuery,
     responses: {
@@ -52,7 +49,7 @@ export const orderRoutes = [
     errors: [400, 401, 403, 404, 410, 429, 500, 503],
     handler: async (ctx, { params, query }) => ({
       status: 200,
-      body: await listOrders(ctx, params.storefrontId, query),
+      body: await listOrders(ctx, { ...params, ...query }),
     }),
   }),
   defineRoute({
@@ -62,13 +59,12 @@ export const orderRoutes = [
     summary: "One order.",
     tags: ["orders"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     params: OrderIdParams,
     responses: { 200: { description: "The order", schema: OrderResponse } },
     errors: [401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params }) => ({
       status: 200,
-      body: { order: await getOrder(ctx, params.orderId) },
+      body: { order: await getOrder(ctx, params) },
     }),
   }),
   defineRoute({
@@ -78,14 +74,13 @@ export const orderRoutes = [
     summary: "Move the order to a valid next status and/or set a custom status; fires order.status_updated.",
     tags: ["orders"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: OrderIdParams,
     body: UpdateOrderInput,
     responses: { 200: { description: "The order", schema: OrderResponse } },
     errors: [400, 401, 403, 404, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 200,
-      body: { order: await updateOrderStatus(ctx, params.orderId, body) },
+      body: { order: await updateOrderStatus(ctx, { orderId: params.orderId, change: body }) },
     }),
   }),
   defineRoute({
@@ -95,14 +90,13 @@ export const orderRoutes = [
     summary: "Mark the order paid; fires order.paid.",
     tags: ["orders"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: OrderIdParams,
     body: PayOrderInput,
     responses: { 200: { description: "The order", schema: OrderResponse } },
     errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 200,
-      body: { order: await payOrder(ctx, params.orderId, body) },
+      body: { order: await payOrder(ctx, { ...params, ...body }) },
     }),
   }),
 ];

@@ -1,12 +1,14 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { requireActor, type ServiceContext } from "@/server/context";
+import { authorize } from "@/server/accounts/authorize";
+import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
-import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
+import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
-import { findStorefront } from "@/server/storefronts/service";
+import type { StorefrontRow } from "@/server/storefronts/dto";
+import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
@@ -30,7 +32,7 @@ type StoredDelivery = {
   ranges?: Array<{ fromKm: number; toKm: number | null; price: number }> | null;
 } | null;
 
-/** Which orderStatus may follow which (decisions.md, Orders); `delivered` and `cancelled` are final. */
+/** Which orderStatus may follow which (docs/api.md, "Orders"); `delivered` and `cancelled` are final. */
 export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
   pending: ["accepted", "cancelled"],
   accepted: ["preparing", "ready", "cancelled"],
@@ -185,25 +187,48 @@ export function deliveryPriceFor(
 }
 
 /**
- * Operation 25, POST /v1/storefronts/{storefrontId}/orders (phone and counter orders; unpublished storefronts
- * too). Prices come from the catalog (salePrice when set), stock is taken atomically (a product with stock
- * never goes below zero, however many orders race for it), totals and the delivery price are computed here,
- * and `order.created` is recorded in the same transaction.
+ * A phone or counter order from the merchant (POST /v1/storefronts/{storefrontId}/orders; unpublished
+ * storefronts too). See `placeOrder` for what every order goes through.
  */
 export async function createOrder(
   ctx: ServiceContext,
-  storefrontId: string,
-  input: CreateOrderInput,
-  source: "api" | "public" = "api",
+  input: { storefrontId: string; order: CreateOrderInput },
 ): Promise<OrderDto> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "createOrder");
+  return placeOrder(ctx, input.order, "api", (db) =>
+    findLiveStorefront(db, { accountId: actor.accountId, storefrontId: input.storefrontId }),
+  );
+}
+
+/**
+ * A customer's order on the public storefront page (docs/api.md, "Public storefront"): no actor; the owner is
+ * the storefront's account. Only a published, visible storefront takes orders (else 404, as its page).
+ */
+export async function placePublicOrder(
+  ctx: ServiceContext,
+  input: { slug: string; order: CreateOrderInput },
+): Promise<OrderDto> {
+  return placeOrder(ctx, input.order, "public", (db) => findPublishedStorefront(db, input.slug));
+}
+
+/**
+ * Every order, whoever places it: prices come from the catalog (salePrice when set), stock is taken atomically
+ * (a product with stock never goes below zero, however many orders race for it), totals and the delivery price
+ * are computed here, and `order.created` is recorded in the same transaction.
+ */
+async function placeOrder(
+  ctx: ServiceContext,
+  input: CreateOrderInput,
+  source: "api" | "public",
+  findStorefront: (db: Db) => Promise<StorefrontRow>,
+): Promise<OrderDto> {
   const now = ctx.now();
   const fulfillment: Fulfillment = {
     type: input.fulfillment?.type ?? "pickup",
     distanceKm: input.fulfillment?.distanceKm ?? null,
   };
   const created = await inTransaction(ctx.db, async (db) => {
-    const storefront = await findStorefront(db, actor.accountId, storefrontId);
+    const storefront = await findStorefront(db);
     const deliveryPrice = deliveryPriceFor(
       {
         delivery: storefront.delivery as StoredDelivery,
@@ -328,16 +353,16 @@ async function storefrontLanguage(db: Db, storefrontId: string): Promise<string>
 }
 
 /**
- * Operation 26, PATCH /v1/orders/{orderId}: a valid orderStatus transition and/or a custom status. A real
+ * Moves an order to a valid next orderStatus and/or sets a custom status (PATCH /v1/orders/{orderId}). A real
  * change records `order.status_updated` (slim: previous and new state) in the same transaction. Cancelling
  * puts the items' stock back.
  */
 export async function updateOrderStatus(
   ctx: ServiceContext,
-  orderId: string,
-  input: UpdateOrderInput,
+  args: { orderId: string; change: UpdateOrderInput },
 ): Promise<OrderDto> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "updateOrderStatus");
+  const { orderId, change: input } = args;
   const now = ctx.now();
   const result = await inTransaction(ctx.db, async (db) => {
     const before = await findOrderForUpdate(db, orderId, actor.accountId);
@@ -399,16 +424,16 @@ async function restock(db: Db, order: OrderRow): Promise<void> {
 }
 
 /**
- * Operation 27, POST /v1/orders/{orderId}/pay: marks the order paid with its payment method and records
- * `order.paid` (the order.created fields plus `paymentMethod.id` and `paidAt`). Paying twice: 409
- * `order_already_paid`; a cancelled order cannot be paid.
+ * Marks an order paid with its payment method (POST /v1/orders/{orderId}/pay) and records `order.paid` (the
+ * order.created fields plus `paymentMethod.id` and `paidAt`). Paying twice: 409 `order_already_paid`; a
+ * cancelled order cannot be paid.
  */
 export async function payOrder(
   ctx: ServiceContext,
-  orderId: string,
-  input: PayOrderInput,
+  args: { orderId: string } & PayOrderInput,
 ): Promise<OrderDto> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "payOrder");
+  const { orderId, ...input } = args;
   const now = ctx.now();
   const paid = await inTransaction(ctx.db, async (db) => {
     const before = await findOrderForUpdate(db, orderId, actor.accountId);
@@ -442,9 +467,10 @@ export async function payOrder(
   return toOrderDto(paid);
 }
 
-/** Operation 24, GET /v1/orders/{orderId}. */
-export async function getOrder(ctx: ServiceContext, orderId: string): Promise<OrderDto> {
-  const actor = requireActor(ctx);
+/** One order of the caller's account (GET /v1/orders/{orderId}). */
+export async function getOrder(ctx: ServiceContext, input: { orderId: string }): Promise<OrderDto> {
+  const actor = authorize(ctx, "getOrder");
+  const { orderId } = input;
   const [row] = await ctx.db
     .select()
     .from(orders)
@@ -453,14 +479,14 @@ export async function getOrder(ctx: ServiceContext, orderId: string): Promise<Or
   return toOrderDto(row);
 }
 
-/** Operation 24, GET /v1/storefronts/{storefrontId}/orders: newest ids last, cursor pagination. */
+/** A storefront's orders, newest ids last, cursor pagination (GET /v1/storefronts/{storefrontId}/orders). */
 export async function listOrders(
   ctx: ServiceContext,
-  storefrontId: string,
-  query: ListQuery,
-): Promise<{ data: OrderDto[]; nextCursor: string | null }> {
-  const actor = requireActor(ctx);
-  await findStorefront(ctx.db, actor.accountId, storefrontId);
+  input: { storefrontId: string } & ListQuery,
+): Promise<Page<OrderDto>> {
+  const actor = authorize(ctx, "listOrders");
+  const { storefrontId, ...query } = input;
+  await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   const after = decodeCursor(query.cursor, "ord");
   const rows = await ctx.db
     .select()

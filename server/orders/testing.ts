@@ -1,6 +1,10 @@
 import { dbReady } from "@/server/db/client";
 import { listOutbox } from "@/server/mail/service";
-import { call } from "@/server/testing/api";
+import { ProductManifest } from "@/server/products/schema";
+import { createProduct } from "@/server/products/service";
+import { CreateStorefrontInput } from "@/server/storefronts/schema";
+import { createStorefront } from "@/server/storefronts/service";
+import { asAdapter, serviceContextFor } from "@/server/testing/context";
 
 /** The 6-digit code of the newest verification mail sent to `email` (read from the real mail outbox). */
 export async function latestVerificationCode(email: string): Promise<string> {
@@ -10,22 +14,26 @@ export async function latestVerificationCode(email: string): Promise<string> {
   return code;
 }
 
-/** A storefront with one product of the given stock, through the real API. */
+/** A storefront with one product of the given stock, through the services. */
 export async function createStorefrontWithProduct(
   userKey: string,
   product: { title?: string; price?: number; salePrice?: number | null; stock?: number | null } = {},
   storefront: Record<string, unknown> = {},
 ): Promise<{ storefrontId: string; productId: string }> {
-  const created = await call<{ storefront: { id: string } }>("POST", "/v1/storefronts", {
-    key: userKey,
-    body: { name: "Tacos Lupita", language: "es", currency: "MXN", ...storefront },
+  const ctx = await serviceContextFor(userKey);
+  const input = CreateStorefrontInput.parse({
+    name: "Tacos Lupita",
+    language: "es",
+    currency: "MXN",
+    ...storefront,
   });
-  if (created.status !== 201) throw new Error(`storefront: ${created.status} ${created.text}`);
-  const storefrontId = created.body.storefront.id;
-  const made = await call<{ product: { id: string } }>("POST", `/v1/storefronts/${storefrontId}/products`, {
-    key: userKey,
-    body: { title: product.title ?? "Taco al pastor", price: product.price ?? 25, ...product },
+  const created = await asAdapter(ctx, (c) => createStorefront(c, input));
+  const storefrontId = created.storefront.id;
+  const manifest = ProductManifest.parse({
+    title: product.title ?? "Taco al pastor",
+    price: product.price ?? 25,
+    ...product,
   });
-  if (made.status !== 201) throw new Error(`product: ${made.status} ${made.text}`);
-  return { storefrontId, productId: made.body.product.id };
+  const made = await asAdapter(ctx, (c) => createProduct(c, { storefrontId, product: manifest }));
+  return { storefrontId, productId: made.id };
 }

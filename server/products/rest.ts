@@ -1,4 +1,4 @@
-import { SCOPES } from "@/server/accounts/scopes";
+import { rejectedToRest } from "@/server/http/envelope";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
 import { DeletedResponse, StorefrontParams } from "@/server/storefronts/schema";
@@ -23,7 +23,7 @@ import {
 
 const COMMON_ERRORS = [401, 403, 429, 500, 503];
 
-/** Operations 7, 17-19 of decisions.md. Each handler calls one service function. */
+/** Product operations over /v1 (docs/api.md, "Products"). Each handler calls one service function. */
 export const productRoutes = [
   defineRoute({
     operationId: "createProduct",
@@ -33,19 +33,18 @@ export const productRoutes = [
       "Create a product. Over the plan's product limit: 402 `plan_max_products_reached`. Honours `Idempotency-Key`.",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: StorefrontParams,
     body: ProductManifest,
     responses: { 201: { description: "The product", schema: ProductResponse } },
     errors: [400, 402, 404, 409, 410, 413, ...COMMON_ERRORS],
     // With an Idempotency-Key: the stored response goes into the insert's own statement.
     oneStatement: (ctx, { params, body }) => {
-      const plan = planProductCreate(ctx, params.storefrontId, body);
+      const plan = planProductCreate(ctx, { storefrontId: params.storefrontId, product: body });
       return { reply: { status: 201, body: { product: plan.product } }, run: plan.run };
     },
     handler: async (ctx, { params, body }) => ({
       status: 201,
-      body: await createProduct(ctx, params.storefrontId, body),
+      body: { product: await createProduct(ctx, { storefrontId: params.storefrontId, product: body }) },
     }),
   }),
   defineRoute({
@@ -56,7 +55,6 @@ export const productRoutes = [
       "Create up to 100 products in order. All created: 201; some past the plan's limit: 207 with `rejected` (`products_over_limit`).",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: StorefrontParams,
     body: BatchCreateProductsInput,
     responses: {
@@ -65,8 +63,10 @@ export const productRoutes = [
     },
     errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
     handler: async (ctx, { params, body }) => {
-      const result = await createProducts(ctx, params.storefrontId, body);
-      return { status: result.rejected ? 207 : 201, body: result };
+      const { rejected, ...created } = await createProducts(ctx, { ...params, ...body });
+      return rejected
+        ? { status: 207, body: { ...created, rejected: rejectedToRest(ctx, rejected) } }
+        : { status: 201, body: created };
     },
   }),
   defineRoute({
@@ -76,14 +76,13 @@ export const productRoutes = [
     summary: "The storefront's products, ordered by id (`limit` 1-100, default 20; `cursor`).",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     params: StorefrontParams,
     query: ListQuery,
     responses: { 200: { description: "A page of products", schema: ProductList } },
     errors: [400, 404, 410, ...COMMON_ERRORS],
     handler: async (ctx, { params, query }) => ({
       status: 200,
-      body: await listProducts(ctx, params.storefrontId, query),
+      body: await listProducts(ctx, { ...params, ...query }),
     }),
   }),
   defineRoute({
@@ -93,14 +92,10 @@ export const productRoutes = [
     summary: "One product.",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     params: ProductParams,
     responses: { 200: { description: "The product", schema: ProductResponse } },
     errors: [404, 410, ...COMMON_ERRORS],
-    handler: async (ctx, { params }) => ({
-      status: 200,
-      body: await getProduct(ctx, params.storefrontId, params.productId),
-    }),
+    handler: async (ctx, { params }) => ({ status: 200, body: { product: await getProduct(ctx, params) } }),
   }),
   defineRoute({
     operationId: "updateProduct",
@@ -109,14 +104,13 @@ export const productRoutes = [
     summary: "Change any product field; omitted fields are untouched, null clears an optional field.",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: ProductParams,
     body: UpdateProductInput,
     responses: { 200: { description: "The updated product", schema: ProductResponse } },
     errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
     handler: async (ctx, { params, body }) => ({
       status: 200,
-      body: await updateProduct(ctx, params.storefrontId, params.productId, body),
+      body: { product: await updateProduct(ctx, { ...params, patch: body }) },
     }),
   }),
   defineRoute({
@@ -126,13 +120,9 @@ export const productRoutes = [
     summary: "Delete a product.",
     tags: ["products"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: ProductParams,
     responses: { 200: { description: "Deleted", schema: DeletedResponse } },
     errors: [404, 410, ...COMMON_ERRORS],
-    handler: async (ctx, { params }) => ({
-      status: 200,
-      body: await deleteProduct(ctx, params.storefrontId, params.productId),
-    }),
+    handler: async (ctx, { params }) => ({ status: 200, body: await deleteProduct(ctx, params) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorEnvelope } from "@/server/http/envelope";
+import { ErrorEnvelope, type Upgrade } from "@/server/errors";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
 
 /** Spec, ExtraProductOption. */
@@ -131,8 +131,21 @@ export type ProductDto = z.infer<typeof ProductDto>;
 
 export const ProductResponse = z.object({ product: ProductDto }).meta({ id: "ProductResponse" });
 
-/** A product the plan limit kept out: its index in the request and the envelope's error object. */
-export const RejectedProduct = z
+/**
+ * A product the plan limit kept out, as services answer it: its index in the request, the catalogue code, the
+ * JSON path of the manifest and what would lift the limit. Each adapter renders it as its error shape.
+ */
+export type RejectedProduct = {
+  index: number;
+  code: "products_over_limit";
+  param: string;
+  upgrade: Upgrade;
+  /** The specific limit, appended to the localized catalogue message. */
+  detail: string;
+};
+
+/** REST's rejected product (docs/api.md, "Plan limits"): its index and the envelope's error object. */
+export const RejectedProductDto = z
   .object({
     index: z.number().int(),
     error: ErrorEnvelope.shape.error.meta({
@@ -140,10 +153,9 @@ export const RejectedProduct = z
     }),
   })
   .meta({ id: "RejectedProduct" });
-export type RejectedProduct = z.infer<typeof RejectedProduct>;
 
 export const BatchCreateProductsResponse = z
-  .object({ products: z.array(ProductDto), rejected: z.array(RejectedProduct).optional() })
+  .object({ products: z.array(ProductDto), rejected: z.array(RejectedProductDto).optional() })
   .meta({ id: "BatchCreateProductsResponse" });
 
 export const ProductList = z

@@ -1,22 +1,22 @@
 import { and, asc, eq, getTableColumns, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { PgTransaction } from "drizzle-orm/pg-core";
+import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
 import { accounts } from "@/server/accounts/tables";
-import { requireActor, type ServiceContext } from "@/server/context";
+import type { ServiceContext } from "@/server/context";
 import { type Db, getDb } from "@/server/db/client";
-import { inTransaction } from "@/server/db/transaction";
-import { AppError } from "@/server/errors";
-import { errorBody } from "@/server/http/envelope";
 import {
   type IdempotencyRecord,
   idempotencyRecordCte,
   idempotencyRecordValues,
-} from "@/server/http/idempotency";
+} from "@/server/db/idempotency-record";
+import { inTransaction, isTransaction } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
 import { roundLikeNumeric } from "@/server/lib/decimal";
 import { newId } from "@/server/lib/ids";
-import type { ListQuery } from "@/server/lib/pagination";
+import type { ListQuery, Page } from "@/server/lib/pagination";
 import { decodeCursor, toPage } from "@/server/lib/pagination";
+import { findLiveStorefront } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { type ProductRow, toProductDto } from "./dto";
 import { processProductImages } from "./images";
@@ -35,23 +35,6 @@ function productLimitSql() {
     Object.entries(PLAN_LIMITS).map(([plan, limits]) => sql`when ${plan} then ${limits.products}::int`),
     sql` `,
   )} end)`;
-}
-
-/** 404 for a storefront that is not the caller's (never 403), 410 once deleted. */
-async function assertLiveStorefront(
-  db: Db,
-  accountId: string,
-  storefrontId: string,
-  lock?: "key share",
-): Promise<void> {
-  const query = db
-    .select({ id: storefronts.id, deletedAt: storefronts.deletedAt })
-    .from(storefronts)
-    .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, accountId)))
-    .limit(1);
-  const [row] = lock ? await query.for(lock) : await query;
-  if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
-  if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
 }
 
 /** Every column of a new product, as it will be stored (money already rounded the way `numeric(14,4)` does). */
@@ -94,23 +77,14 @@ function scheduleImageProcessing(ctx: ServiceContext, rows: ProductRow[]): void 
   if (ids.length > 0) ctx.afterCommit(() => processProductImages(getDb(), ids));
 }
 
-function overLimitRejections(
-  ctx: ServiceContext,
-  indexes: number[],
-  plan: Plan,
-  path: string,
-): RejectedProduct[] {
+/** The products the plan kept out, one `products_over_limit` per index (REST renders each as an error object). */
+function overLimitRejections(indexes: number[], plan: Plan, path: string): RejectedProduct[] {
   return indexes.map((index) => ({
     index,
-    error: errorBody(
-      new AppError("products_over_limit", {
-        param: `${path}[${index}]`,
-        upgrade: upgradeFor(plan),
-        detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
-      }),
-      ctx.requestId,
-      ctx.language,
-    ).error,
+    code: "products_over_limit",
+    param: `${path}[${index}]`,
+    upgrade: upgradeFor(plan),
+    detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
   }));
 }
 
@@ -150,7 +124,7 @@ export async function insertProductsWithinLimit(
   return {
     products: created.map(toProductDto),
     ...(rejectedIndexes.length > 0
-      ? { rejected: overLimitRejections(ctx, rejectedIndexes, account.plan, input.path) }
+      ? { rejected: overLimitRejections(rejectedIndexes, account.plan, input.path) }
       : {}),
   };
 }
@@ -218,7 +192,7 @@ type ProductCreateStatement = Pick<ReturnType<typeof productCreateStatement>, "e
 const preparedCreates = new WeakMap<Db, Record<RecordMode, ProductCreateStatement>>();
 
 function createStatementFor(db: Db, recordMode: RecordMode): ProductCreateStatement {
-  if (db instanceof PgTransaction) return productCreateStatement(db as unknown as Db, recordMode);
+  if (isTransaction(db)) return productCreateStatement(db, recordMode);
   let prepared = preparedCreates.get(db);
   if (!prepared) {
     prepared = {
@@ -231,20 +205,22 @@ function createStatementFor(db: Db, recordMode: RecordMode): ProductCreateStatem
   return prepared[recordMode];
 }
 
+export type CreateProductArgs = { storefrontId: string; product: ProductManifest };
+
 /**
- * Operation 7, POST /v1/storefronts/{storefrontId}/products, in two steps: the product as it will be stored
- * (every value is known before the write: id, timestamps, rounded money), and `run`, which writes it with ONE
- * statement. Given an Idempotency-Key record, `run` stores it in that same statement (the /v1 pipeline does
- * this instead of opening a transaction). Over the plan's product limit: 402 `plan_max_products_reached` with
- * `upgrade`. When nothing was inserted, the reason is read once: 404, 410 or 402.
+ * Product create (POST /v1/storefronts/{storefrontId}/products) in two steps: the product as it will be
+ * stored (every value is known before the write: id, timestamps, rounded money), and `run`, which writes it
+ * with ONE statement. Given an Idempotency-Key record, `run` stores it in that same statement (the /v1
+ * pipeline does this instead of opening a transaction). Over the plan's product limit: 402
+ * `plan_max_products_reached` with `upgrade`. When nothing was inserted, the reason is read once: 404, 410 or 402.
  */
 export function planProductCreate(
   ctx: ServiceContext,
-  storefrontId: string,
-  input: ProductManifest,
+  input: CreateProductArgs,
 ): { product: ProductDto; run: (record?: IdempotencyRecord) => Promise<void> } {
-  const actor = requireActor(ctx);
-  const row = newProductRow(actor.accountId, storefrontId, input, ctx.now());
+  const actor = authorize(ctx, "createProduct");
+  const { storefrontId } = input;
+  const row = newProductRow(actor.accountId, storefrontId, input.product, ctx.now());
   const run = async (record?: IdempotencyRecord) => {
     const values = {
       accountId: actor.accountId,
@@ -255,7 +231,7 @@ export function planProductCreate(
     const recordMode: RecordMode = !record ? "none" : record.claim ? "claims" : "finishes-claim";
     const [inserted] = await createStatementFor(ctx.db, recordMode).execute(values);
     if (!inserted) {
-      await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
+      await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
       const [account] = await ctx.db
         .select({ plan: accounts.plan })
         .from(accounts)
@@ -271,30 +247,29 @@ export function planProductCreate(
   return { product: toProductDto(row), run };
 }
 
-/** Operation 7 for callers without an Idempotency-Key record: plan, then write. */
-export async function createProduct(
-  ctx: ServiceContext,
-  storefrontId: string,
-  input: ProductManifest,
-): Promise<{ product: ProductDto }> {
-  const plan = planProductCreate(ctx, storefrontId, input);
+/** Creates one product (callers without an Idempotency-Key record): plan, then write. */
+export async function createProduct(ctx: ServiceContext, input: CreateProductArgs): Promise<ProductDto> {
+  const plan = planProductCreate(ctx, input);
   await plan.run();
-  return { product: plan.product };
+  return plan.product;
 }
 
+/** What a batch made: the created products, and those the plan kept out. */
+export type CreatedProducts = { products: ProductDto[]; rejected?: RejectedProduct[] };
+
 /**
- * Operation 19, POST /v1/storefronts/{storefrontId}/products/batch: up to 100 products in order. All created:
- * 201; some past the plan limit: 207 with `rejected` (decisions.md, Bodies).
+ * Creates up to 100 products in order (POST /v1/storefronts/{storefrontId}/products/batch). All created: REST
+ * answers 201; some past the plan limit: 207 with `rejected` (docs/api.md, "Plan limits").
  */
 export async function createProducts(
   ctx: ServiceContext,
-  storefrontId: string,
-  input: BatchCreateProductsInput,
-): Promise<{ products: ProductDto[]; rejected?: RejectedProduct[] }> {
-  const actor = requireActor(ctx);
+  input: { storefrontId: string } & BatchCreateProductsInput,
+): Promise<CreatedProducts> {
+  const actor = authorize(ctx, "createProductsBatch");
+  const { storefrontId } = input;
   return inTransaction(ctx.db, async (db) => {
     // Key-share lock: a concurrent storefront delete (FOR UPDATE) waits for this batch, and counts it.
-    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
     return insertProductsWithinLimit(ctx, db, {
       accountId: actor.accountId,
       storefrontId,
@@ -304,15 +279,15 @@ export async function createProducts(
   });
 }
 
-/** Operation 17, GET /v1/storefronts/{storefrontId}/products: ordered by id, cursor pagination. */
+/** A storefront's products, ordered by id, cursor pagination (GET /v1/storefronts/{storefrontId}/products). */
 export async function listProducts(
   ctx: ServiceContext,
-  storefrontId: string,
-  query: ListQuery,
-): Promise<{ data: ProductDto[]; nextCursor: string | null }> {
-  const actor = requireActor(ctx);
-  await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
-  const after = decodeCursor(query.cursor, "prd");
+  input: { storefrontId: string } & ListQuery,
+): Promise<Page<ProductDto>> {
+  const actor = authorize(ctx, "listProducts");
+  const { storefrontId } = input;
+  await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
+  const after = decodeCursor(input.cursor, "prd");
   const rows = await ctx.db
     .select()
     .from(products)
@@ -324,8 +299,8 @@ export async function listProducts(
       ),
     )
     .orderBy(asc(products.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit, toProductDto);
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, toProductDto);
 }
 
 async function findProduct(db: Db, accountId: string, storefrontId: string, productId: string, lock = false) {
@@ -345,31 +320,29 @@ async function findProduct(db: Db, accountId: string, storefrontId: string, prod
   return row;
 }
 
-/** Operation 18, GET /v1/storefronts/{storefrontId}/products/{productId}. */
-export async function getProduct(
-  ctx: ServiceContext,
-  storefrontId: string,
-  productId: string,
-): Promise<{ product: ProductDto }> {
-  const actor = requireActor(ctx);
-  await assertLiveStorefront(ctx.db, actor.accountId, storefrontId);
-  return { product: toProductDto(await findProduct(ctx.db, actor.accountId, storefrontId, productId)) };
+type ProductRef = { storefrontId: string; productId: string };
+
+/** One product (GET /v1/storefronts/{storefrontId}/products/{productId}). */
+export async function getProduct(ctx: ServiceContext, input: ProductRef): Promise<ProductDto> {
+  const actor = authorize(ctx, "getProduct");
+  const { storefrontId, productId } = input;
+  await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
+  return toProductDto(await findProduct(ctx.db, actor.accountId, storefrontId, productId));
 }
 
 /**
- * Operation 18, PATCH a product: every field changeable (spec, Product); omitted fields untouched, null clears
- * an optional field. `salePrice` must stay below `price` after the change. A new `imageUrl` sets
+ * Changes a product: every field changeable (docs/api.md, "Products"); omitted fields untouched, null clears an
+ * optional field. `salePrice` must stay below `price` after the change. A new `imageUrl` sets
  * `imageProcessingPending` and is fetched in the background.
  */
 export async function updateProduct(
   ctx: ServiceContext,
-  storefrontId: string,
-  productId: string,
-  input: UpdateProductInput,
-): Promise<{ product: ProductDto }> {
-  const actor = requireActor(ctx);
+  args: ProductRef & { patch: UpdateProductInput },
+): Promise<ProductDto> {
+  const actor = authorize(ctx, "updateProduct");
+  const { storefrontId, productId, patch: input } = args;
   const row = await inTransaction(ctx.db, async (db) => {
-    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
     const current = await findProduct(db, actor.accountId, storefrontId, productId, true);
     const price = input.price ?? current.price;
     const salePrice = input.salePrice === undefined ? current.salePrice : input.salePrice;
@@ -392,18 +365,18 @@ export async function updateProduct(
     return updated;
   });
   if (input.imageUrl !== undefined) scheduleImageProcessing(ctx, [row]);
-  return { product: toProductDto(row) };
+  return toProductDto(row);
 }
 
-/** Operation 18, DELETE a product: removed for good; the plan's product count goes down by one. */
+/** Deletes a product for good; the plan's product count goes down by one. */
 export async function deleteProduct(
   ctx: ServiceContext,
-  storefrontId: string,
-  productId: string,
+  input: ProductRef,
 ): Promise<{ id: string; deleted: true }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "deleteProduct");
+  const { storefrontId, productId } = input;
   return inTransaction(ctx.db, async (db) => {
-    await assertLiveStorefront(db, actor.accountId, storefrontId, "key share");
+    await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
     const deleted = await db
       .delete(products)
       .where(

@@ -1,4 +1,4 @@
-import { SCOPES } from "@/server/accounts/scopes";
+import { rejectedToRest } from "@/server/http/envelope";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
 import {
@@ -22,7 +22,21 @@ import {
 
 const COMMON_ERRORS = [401, 403, 429, 500, 503];
 
-/** Operations 4-6, 14-16 of decisions.md. Each handler calls one service function. */
+/**
+ * The `updatedAt` an If-Match header names (docs/api.md, "Optimistic concurrency"): absent or `*` means no
+ * condition; quotes and a weak `W/` prefix are dropped; anything else is handed on and never matches unless it
+ * is that timestamp.
+ */
+function ifMatchTimestamp(header: string | null): string | null {
+  if (header === null) return null;
+  const value = header
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
+  return value === "*" ? null : value;
+}
+
+/** Storefront operations over /v1 (docs/api.md, "Storefronts"). Each handler calls one service function. */
 export const storefrontRoutes = [
   defineRoute({
     operationId: "createStorefront",
@@ -32,7 +46,6 @@ export const storefrontRoutes = [
       "Create a storefront, with `whatsapp` and an optional `products` manifest (max 100). Products past the plan's limit are rejected one by one (207).",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     body: CreateStorefrontInput,
     responses: {
       201: { description: "Storefront and every product created", schema: CreateStorefrontResponse },
@@ -43,8 +56,10 @@ export const storefrontRoutes = [
     },
     errors: [400, 402, 409, 413, ...COMMON_ERRORS],
     handler: async (ctx, { body }) => {
-      const result = await createStorefront(ctx, body);
-      return { status: result.rejected ? 207 : 201, body: result };
+      const { rejected, ...created } = await createStorefront(ctx, body);
+      return rejected
+        ? { status: 207, body: { ...created, rejected: rejectedToRest(ctx, rejected) } }
+        : { status: 201, body: created };
     },
   }),
   defineRoute({
@@ -54,7 +69,6 @@ export const storefrontRoutes = [
     summary: "The account's storefronts, ordered by id (`limit` 1-100, default 20; `cursor`).",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     query: ListQuery,
     responses: { 200: { description: "A page of storefronts", schema: StorefrontList } },
     errors: [400, ...COMMON_ERRORS],
@@ -67,13 +81,12 @@ export const storefrontRoutes = [
     summary: "One storefront.",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.catalogRead],
     params: StorefrontParams,
     responses: { 200: { description: "The storefront", schema: StorefrontResponse } },
     errors: [404, 410, ...COMMON_ERRORS],
     handler: async (ctx, { params }) => ({
       status: 200,
-      body: await getStorefront(ctx, params.storefrontId),
+      body: { storefront: await getStorefront(ctx, params) },
     }),
   }),
   defineRoute({
@@ -84,14 +97,19 @@ export const storefrontRoutes = [
       "Deep-merge a change into a storefront; arrays replace. `whatsapp` and `products` are rejected. `If-Match: <updatedAt>` guards against lost updates (409).",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: StorefrontParams,
     body: UpdateStorefrontInput,
     responses: { 200: { description: "The updated storefront", schema: StorefrontResponse } },
     errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
     handler: async (ctx, { params, body, headers }) => ({
       status: 200,
-      body: await updateStorefront(ctx, params.storefrontId, body, headers.get("if-match")),
+      body: {
+        storefront: await updateStorefront(ctx, {
+          storefrontId: params.storefrontId,
+          patch: body,
+          expectedUpdatedAt: ifMatchTimestamp(headers.get("if-match")),
+        }),
+      },
     }),
   }),
   defineRoute({
@@ -101,14 +119,10 @@ export const storefrontRoutes = [
     summary: "Delete a storefront (later calls on it answer 410 `storefront_deleted`).",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.catalogWrite],
     params: StorefrontParams,
     responses: { 200: { description: "Deleted", schema: DeletedResponse } },
     errors: [404, 410, ...COMMON_ERRORS],
-    handler: async (ctx, { params }) => ({
-      status: 200,
-      body: await deleteStorefront(ctx, params.storefrontId),
-    }),
+    handler: async (ctx, { params }) => ({ status: 200, body: await deleteStorefront(ctx, params) }),
   }),
   defineRoute({
     operationId: "publishStorefront",
@@ -118,13 +132,12 @@ export const storefrontRoutes = [
       "Publish a storefront: needs a verified account on a plan that can publish. Assigns a slug from the name if none is set.",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.storefrontPublish],
     params: StorefrontParams,
     responses: { 200: { description: "The published storefront", schema: StorefrontResponse } },
     errors: [402, 404, 409, 410, ...COMMON_ERRORS],
     handler: async (ctx, { params }) => ({
       status: 200,
-      body: await publishStorefront(ctx, params.storefrontId),
+      body: { storefront: await publishStorefront(ctx, params) },
     }),
   }),
   defineRoute({
@@ -134,13 +147,12 @@ export const storefrontRoutes = [
     summary: "Unpublish a storefront (its slug is kept).",
     tags: ["storefronts"],
     auth: "key",
-    scopes: [SCOPES.storefrontPublish],
     params: StorefrontParams,
     responses: { 200: { description: "The unpublished storefront", schema: StorefrontResponse } },
     errors: [404, 410, ...COMMON_ERRORS],
     handler: async (ctx, { params }) => ({
       status: 200,
-      body: await unpublishStorefront(ctx, params.storefrontId),
+      body: { storefront: await unpublishStorefront(ctx, params) },
     }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProductDto, ProductManifest, RejectedProduct } from "@/server/products/schema";
+import { ProductDto, ProductManifest, RejectedProductDto } from "@/server/products/schema";
 import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
 import { amount, httpUrl, safeText } from "./fields";
 
@@ -289,7 +289,7 @@ export const CreateStorefrontResponse = z
   .object({
     storefront: StorefrontDto,
     products: z.array(ProductDto),
-    rejected: z.array(RejectedProduct).optional().meta({ description: "Present on 207 only." }),
+    rejected: z.array(RejectedProductDto).optional().meta({ description: "Present on 207 only." }),
   })
   .meta({ id: "CreateStorefrontResponse" });
 

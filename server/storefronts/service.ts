@@ -1,17 +1,20 @@
-import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
-import { type AnyPgColumn, PgTransaction } from "drizzle-orm/pg-core";
+import { and, asc, count, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
-import { requireActor, type ServiceContext } from "@/server/context";
+import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { inTransaction, pgErrorCode } from "@/server/db/transaction";
+import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
-import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
+import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
+import { toProductDto } from "@/server/products/dto";
 import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
+import { findLiveStorefront, findPublishedStorefront } from "./lookup";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,
@@ -34,33 +37,29 @@ function slugTaken(): AppError {
   return new AppError("slug_taken", { param: "slug" });
 }
 
-/** The storefront of the caller's account, or 404 (another account's is 404 too, never 403); 410 once deleted. */
-export async function findStorefront(
-  db: Db,
-  accountId: string,
-  storefrontId: string,
-): Promise<StorefrontRow> {
-  const [row] = await db
-    .select()
-    .from(storefronts)
-    .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, accountId)))
-    .limit(1);
-  if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
-  if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
-  return row;
+/** Only the slug's unique index means `slug_taken`; any other unique violation is a bug, not the caller's. */
+function isSlugTaken(error: unknown): boolean {
+  return isUniqueViolationOn(error, "storefronts", "storefronts_slug_uq");
 }
 
+/** What creating a storefront made: the storefront, its manifest's products, and those the plan kept out. */
+export type CreatedStorefront = {
+  storefront: StorefrontDto;
+  products: ProductDto[];
+  rejected?: RejectedProduct[];
+};
+
 /**
- * Operation 4, POST /v1/storefronts (decisions.md, Bodies and Plans). Created unpublished and not hidden.
+ * Creates a storefront (docs/api.md, "Storefronts"; POST /v1/storefronts). Created unpublished and not hidden.
  * The account row is locked first, so the storefront limit of the plan (FREE_NEW 1, FREE_OLD 3, PRO 10;
  * 402 `plan_max_storefronts_reached`) holds under concurrent creates. Manifest products past the plan's
- * product limit are not created: they come back in `rejected` (the adapter answers 207).
+ * product limit are not created: they come back in `rejected` (REST answers 207).
  */
 export async function createStorefront(
   ctx: ServiceContext,
   input: CreateStorefrontInput,
-): Promise<{ storefront: StorefrontDto; products: ProductDto[]; rejected?: RejectedProduct[] }> {
-  const actor = requireActor(ctx);
+): Promise<CreatedStorefront> {
+  const actor = authorize(ctx, "createStorefront");
   const now = ctx.now();
   try {
     return await inTransaction(ctx.db, async (db) => {
@@ -119,26 +118,23 @@ export async function createStorefront(
       return { storefront: toStorefrontDto(row), ...created };
     });
   } catch (error) {
-    if (pgErrorCode(error) === "23505") throw slugTaken();
+    if (isSlugTaken(error)) throw slugTaken();
     throw error;
   }
 }
 
-/** Operation 5, GET /v1/storefronts/{storefrontId}. */
+/** One storefront of the caller's account (GET /v1/storefronts/{storefrontId}). */
 export async function getStorefront(
   ctx: ServiceContext,
-  storefrontId: string,
-): Promise<{ storefront: StorefrontDto }> {
-  const actor = requireActor(ctx);
-  return { storefront: toStorefrontDto(await findStorefront(ctx.db, actor.accountId, storefrontId)) };
+  input: { storefrontId: string },
+): Promise<StorefrontDto> {
+  const actor = authorize(ctx, "getStorefront");
+  return toStorefrontDto(await findLiveStorefront(ctx.db, { accountId: actor.accountId, ...input }));
 }
 
-/** Operation 14, GET /v1/storefronts: the account's live storefronts, ordered by id, cursor pagination. */
-export async function listStorefronts(
-  ctx: ServiceContext,
-  query: ListQuery,
-): Promise<{ data: StorefrontDto[]; nextCursor: string | null }> {
-  const actor = requireActor(ctx);
+/** The account's live storefronts, ordered by id, cursor pagination (GET /v1/storefronts). */
+export async function listStorefronts(ctx: ServiceContext, query: ListQuery): Promise<Page<StorefrontDto>> {
+  const actor = authorize(ctx, "listStorefronts");
   const after = decodeCursor(query.cursor, "stf");
   const rows = await ctx.db
     .select()
@@ -239,7 +235,7 @@ type StorefrontPatchStatement = Pick<ReturnType<typeof storefrontPatchStatement>
 const preparedPatches = new WeakMap<Db, StorefrontPatchStatement>();
 
 function patchStatementFor(db: Db): StorefrontPatchStatement {
-  if (db instanceof PgTransaction) return storefrontPatchStatement(db as unknown as Db);
+  if (isTransaction(db)) return storefrontPatchStatement(db);
   let prepared = preparedPatches.get(db);
   if (!prepared) {
     prepared = storefrontPatchStatement(db).prepare("marea_storefront_patch");
@@ -248,52 +244,48 @@ function patchStatementFor(db: Db): StorefrontPatchStatement {
   return prepared;
 }
 
-/** The `updatedAt` an If-Match header names: `*` or absent means no condition; unreadable never matches. */
-function parseIfMatch(header: string | null): Date | "any" | "never" {
-  if (header === null) return "any";
-  const value = header
-    .trim()
-    .replace(/^W\//, "")
-    .replace(/^"(.*)"$/, "$1");
-  if (value === "*") return "any";
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? "never" : new Date(time);
-}
+export type UpdateStorefrontArgs = {
+  storefrontId: string;
+  patch: UpdateStorefrontInput;
+  /**
+   * Optimistic concurrency: the `updatedAt` the caller read. The change applies only while the stored one is
+   * still that instant; otherwise 409 `storefront_conflict`. A value that is not a timestamp never matches.
+   */
+  expectedUpdatedAt?: string | null;
+};
 
 /**
- * Operation 6, PATCH /v1/storefronts/{storefrontId} (spec, PATCH rules 1-4; decisions.md, Storefront
- * lifecycle). The body was validated whole before this runs (a `whatsapp` or `products` key is a 400 and
- * nothing is written). One UPDATE applies the deep merge under its guards (`storefrontPatchStatement`); when
- * it changes no row, the row is read once to say which guard failed: 404, 410, the slug rule or 409
- * `storefront_conflict`.
+ * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH a storefront", rules 1-4). The
+ * patch was validated whole before this runs (a `whatsapp` or `products` key is a 400 and nothing is written).
+ * One UPDATE applies the merge under its guards (`storefrontPatchStatement`); when it changes no row, the row
+ * is read once to say which guard failed: 404, 410, the slug rule or 409 `storefront_conflict`.
  */
 export async function updateStorefront(
   ctx: ServiceContext,
-  storefrontId: string,
-  input: UpdateStorefrontInput,
-  ifMatch: string | null = null,
-): Promise<{ storefront: StorefrontDto }> {
-  const actor = requireActor(ctx);
-  const expected = parseIfMatch(ifMatch);
+  input: UpdateStorefrontArgs,
+): Promise<StorefrontDto> {
+  const actor = authorize(ctx, "updateStorefront");
+  const { storefrontId, patch } = input;
+  const expected = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
   let rows: StorefrontRow[];
   try {
     rows = (await patchStatementFor(ctx.db).execute({
-      patch: patchDocument(input),
+      patch: patchDocument(patch),
       now: ctx.now().toISOString(),
       storefrontId,
       accountId: actor.accountId,
-      ifMatchAt: expected instanceof Date ? expected.toISOString() : null,
-      ifMatchNever: String(expected === "never"),
+      ifMatchAt: expected === null || Number.isNaN(expected) ? null : new Date(expected).toISOString(),
+      ifMatchNever: String(expected !== null && Number.isNaN(expected)),
     })) as StorefrontRow[];
   } catch (error) {
-    if (pgErrorCode(error) === "23505") throw slugTaken();
+    if (isSlugTaken(error)) throw slugTaken();
     throw error;
   }
   const [row] = rows;
-  if (row) return { storefront: toStorefrontDto(row) };
+  if (row) return toStorefrontDto(row);
 
-  const current = await findStorefront(ctx.db, actor.accountId, storefrontId);
-  if (input.slug === null && current.published) {
+  const current = await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
+  if (patch.slug === null && current.published) {
     throw new AppError("invalid_request", {
       param: "slug",
       detail: "slug: a published storefront keeps its slug; unpublish it first.",
@@ -306,24 +298,19 @@ export async function updateStorefront(
 }
 
 /**
- * Operation 15, DELETE /v1/storefronts/{storefrontId}: a soft delete; later calls on it answer 410
+ * Deletes a storefront (DELETE /v1/storefronts/{storefrontId}): a soft delete; later calls on it answer 410
  * `storefront_deleted`. Its products stop counting against the plan. The storefront row is locked FOR UPDATE
  * first: product inserts hold a key-share lock on it, so in-flight creates finish (and are counted) first.
  */
 export async function deleteStorefront(
   ctx: ServiceContext,
-  storefrontId: string,
+  input: { storefrontId: string },
 ): Promise<{ id: string; deleted: true }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, "deleteStorefront");
+  const { storefrontId } = input;
   const now = ctx.now();
   return inTransaction(ctx.db, async (db) => {
-    const [row] = await db
-      .select({ id: storefronts.id, deletedAt: storefronts.deletedAt })
-      .from(storefronts)
-      .where(and(eq(storefronts.id, storefrontId), eq(storefronts.accountId, actor.accountId)))
-      .for("update");
-    if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
-    if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
+    await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "update" });
     await db
       .update(storefronts)
       .set({ deletedAt: now, published: false, updatedAt: now })
@@ -369,16 +356,17 @@ async function freeSlug(db: Db, base: string): Promise<string> {
 }
 
 /**
- * Operation 16, POST /v1/storefronts/{storefrontId}/publish (decisions.md, Storefront lifecycle): needs a
- * verified account (403 `email_not_verified`) on a plan that can publish (402 `plan_cannot_publish` with
- * `upgrade`). Assigns a unique slug from the name when none is set. Publishing twice is a no-op.
+ * Publishes a storefront (docs/api.md, "Storefront lifecycle"): needs a verified account (403
+ * `email_not_verified`) on a plan that can publish (402 `plan_cannot_publish` with `upgrade`). Assigns a unique
+ * slug from the name when none is set. Publishing twice is a no-op.
  */
 export async function publishStorefront(
   ctx: ServiceContext,
-  storefrontId: string,
-): Promise<{ storefront: StorefrontDto }> {
-  const actor = requireActor(ctx);
-  const current = await findStorefront(ctx.db, actor.accountId, storefrontId);
+  input: { storefrontId: string },
+): Promise<StorefrontDto> {
+  const actor = authorize(ctx, "publishStorefront");
+  const { storefrontId } = input;
+  const current = await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   const [account] = await ctx.db
     .select({ plan: accounts.plan, status: accounts.status })
     .from(accounts)
@@ -392,8 +380,8 @@ export async function publishStorefront(
     const slug = current.slug ?? (await freeSlug(ctx.db, slugify(current.name)));
     try {
       // A savepoint (or a transaction of its own): a slug taken meanwhile aborts only this attempt.
-      const row = await ctx.db.transaction(async (tx) => {
-        const [updated] = await (tx as unknown as Db)
+      const row = await inSavepoint(ctx.db, async (tx) => {
+        const [updated] = await tx
           .update(storefronts)
           .set({ published: true, slug: sql`coalesce(${storefronts.slug}, ${slug})`, updatedAt: ctx.now() })
           .where(
@@ -407,20 +395,21 @@ export async function publishStorefront(
         return updated;
       });
       if (!row) throw new AppError("storefront_deleted", { param: "storefrontId" });
-      return { storefront: toStorefrontDto(row) };
+      return toStorefrontDto(row);
     } catch (error) {
-      if (pgErrorCode(error) !== "23505" || current.slug) throw error;
+      if (!isSlugTaken(error) || current.slug) throw error;
     }
   }
   throw slugTaken();
 }
 
-/** Operation 16, POST /v1/storefronts/{storefrontId}/unpublish: `published: false`; the slug is kept. */
+/** Unpublishes a storefront (POST /v1/storefronts/{storefrontId}/unpublish): `published: false`; the slug is kept. */
 export async function unpublishStorefront(
   ctx: ServiceContext,
-  storefrontId: string,
-): Promise<{ storefront: StorefrontDto }> {
-  const actor = requireActor(ctx);
+  input: { storefrontId: string },
+): Promise<StorefrontDto> {
+  const actor = authorize(ctx, "unpublishStorefront");
+  const { storefrontId } = input;
   const [row] = await ctx.db
     .update(storefronts)
     .set({ published: false, updatedAt: ctx.now() })
@@ -432,7 +421,29 @@ export async function unpublishStorefront(
       ),
     )
     .returning();
-  if (row) return { storefront: toStorefrontDto(row) };
-  await findStorefront(ctx.db, actor.accountId, storefrontId);
+  if (row) return toStorefrontDto(row);
+  await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   throw new AppError("storefront_not_found", { param: "storefrontId" });
+}
+
+/** A published storefront as its customers see it: the storefront and its visible products. */
+export type PublishedStorefront = { storefront: StorefrontDto; products: ProductDto[] };
+
+/**
+ * The public storefront page's read (docs/api.md, "Public storefront"): no actor. Only a published, not hidden,
+ * not deleted storefront exists here; anything else is 404 `storefront_not_found` (a customer never learns
+ * whether a store is unpublished, hidden or gone). Products the merchant hid are left out; the rest come in
+ * position order (null last), then by id.
+ */
+export async function getPublishedStorefrontBySlug(
+  ctx: ServiceContext,
+  input: { slug: string },
+): Promise<PublishedStorefront> {
+  const storefront = await findPublishedStorefront(ctx.db, input.slug);
+  const rows = await ctx.db
+    .select()
+    .from(products)
+    .where(and(eq(products.storefrontId, storefront.id), or(isNull(products.hide), ne(products.hide, true))))
+    .orderBy(sql`${products.position} asc nulls last`, asc(products.id));
+  return { storefront: toStorefrontDto(storefront), products: rows.map(toProductDto) };
 }

@@ -5,13 +5,14 @@ import { accounts, apiKeys } from "@/server/accounts/tables";
 import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
-import { call } from "@/server/testing/api";
-import type { StorefrontDto } from "./schema";
+import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { CreateStorefrontInput, type StorefrontDto } from "./schema";
+import { createStorefront } from "./service";
 
 export type Merchant = { userId: string; userKey: string; email: string };
 
 /**
- * A bootstrapped merchant through the real API. Its key's minute budget is raised (tests make more than 60
+ * A bootstrapped merchant, made through the services. Its key's minute budget is raised (tests make more than 60
  * calls a minute). `verified: true` marks the account verified and gives the key the post-verify scopes
  * (storefront:publish), as verification does; `plan` sets the plan as the admin CLI does.
  */
@@ -25,7 +26,7 @@ export async function createMerchant(
   if (options.verified) {
     await db
       .update(accounts)
-      // Verifying accepts the current terms of service (issue 5).
+      // Verifying accepts the current terms of service (docs/api.md, "Terms of service").
       .set({
         status: "verified",
         verifiedAt: new Date(),
@@ -55,15 +56,17 @@ export async function productCountOf(accountId: string): Promise<number> {
   return row?.n ?? -1;
 }
 
-/** A storefront created through POST /v1/storefronts; `body` overrides the minimal valid input. */
+/** A storefront created through the service; `body` overrides the minimal valid input. */
 export async function createTestStorefront(
   key: string,
   body: Record<string, unknown> = {},
 ): Promise<StorefrontDto> {
-  const result = await call<{ storefront: StorefrontDto }>("POST", "/v1/storefronts", {
-    key,
-    body: { name: "Panadería Doña Ana", language: "es", currency: "MXN", ...body },
+  const input = CreateStorefrontInput.parse({
+    name: "Panadería Doña Ana",
+    language: "es",
+    currency: "MXN",
+    ...body,
   });
-  if (result.status !== 201) throw new Error(`storefront create failed: ${result.status} ${result.text}`);
-  return result.body.storefront;
+  const created = await asAdapter(await serviceContextFor(key), (ctx) => createStorefront(ctx, input));
+  return created.storefront;
 }

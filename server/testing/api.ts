@@ -14,6 +14,8 @@ export type CallOptions = {
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
+  /** The request's clock (the pipeline and the services read the time from it). */
+  now?: () => Date;
 };
 
 /** Calls the /v1 API in-process with a real Request, exactly as the Next route handler does. */
@@ -30,7 +32,9 @@ export async function call<T = Record<string, unknown>>(
   let body: string | undefined = options.rawBody;
   if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers["content-type"] ??= "application/json";
-  const response = await handleV1Request(new Request(`http://127.0.0.1${path}`, { method, headers, body }));
+  const response = await handleV1Request(new Request(`http://127.0.0.1${path}`, { method, headers, body }), {
+    now: options.now,
+  });
   const text = await response.text();
   let parsed: unknown = null;
   try {

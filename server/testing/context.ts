@@ -1,21 +1,50 @@
-import { authenticateKey } from "@/server/accounts/keys";
-import type { ServiceContext } from "@/server/context";
+import { authenticateKey, sessionActor } from "@/server/accounts/actors";
+import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
+import { newId } from "@/server/lib/ids";
 
-/** A service context acting as the owner of `rawKey`, as the dashboard or an adapter would build it. */
+/** A service context acting as the owner of `rawKey` (an API key actor), as an adapter would build it. */
 export async function serviceContextFor(
   rawKey: string,
   now: () => Date = () => new Date(),
 ): Promise<ServiceContext> {
   const db = await dbReady();
-  return {
+  return createServiceContext({ db, actor: await authenticateKey(db, rawKey), requestId: newId("req"), now });
+}
+
+/** A service context acting as a signed-in dashboard session of `accountId`. */
+export async function sessionContextFor(
+  accountId: string,
+  now: () => Date = () => new Date(),
+): Promise<ServiceContext> {
+  const db = await dbReady();
+  return createServiceContext({
     db,
-    actor: await authenticateKey(db, rawKey),
-    requestId: "req_test",
-    language: "en",
+    actor: await sessionActor(db, accountId, `ses_${newId("req").slice(4)}`),
+    requestId: newId("req"),
     now,
-    afterCommit: (task) => {
-      void Promise.resolve().then(task);
-    },
-  };
+  });
+}
+
+/** A service context for an arbitrary actor (e.g. an OAuth grant), or none (public and operator calls). */
+export async function contextWith(
+  actor: Actor | null,
+  now: () => Date = () => new Date(),
+): Promise<ServiceContext> {
+  return createServiceContext({ db: await dbReady(), actor, requestId: newId("req"), now });
+}
+
+/** Calls a service as an adapter does: the call, then the work it left for after its commit. */
+export async function asAdapter<T>(
+  ctx: ServiceContext,
+  call: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  const result = await call(ctx);
+  ctx.runAfterCommit();
+  return result;
+}
+
+/** The operator's context (CLI, jobs): no actor. */
+export async function operatorContext(now: () => Date = () => new Date()): Promise<ServiceContext> {
+  return createServiceContext({ db: await dbReady(), now });
 }

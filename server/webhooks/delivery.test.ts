@@ -2,12 +2,12 @@ import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
-import { authenticateKey } from "@/server/accounts/keys";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
 import { runJob } from "@/server/jobs/registry";
 import { startSmtp } from "@/server/mail/testing";
 import { call } from "@/server/testing/api";
+import { operatorContext, serviceContextFor } from "@/server/testing/context";
 import { type EmitEventInput, emitEvent, sampleEventData } from "./events";
 import { type EventType, OrderPaidData, type WebhookDeliveryDto, type WebhookEndpointDto } from "./schema";
 import { createEndpoint } from "./service";
@@ -444,19 +444,10 @@ describe("who receives what (decisions.md, Webhooks; spec, Events)", () => {
     await createTestEndpoint(dev.key, { url: hookUrl(all) });
     await createTestEndpoint(dev.key, { url: hookUrl(onlyPaid), subscribedEvents: ["order.paid"] });
     await createTestEndpoint(other.key, { url: hookUrl(stranger) });
-    const merchantActor = { ...(await authenticateKey(db, user.userKey)) };
-    await createEndpoint(
-      {
-        db,
-        actor: merchantActor,
-        requestId: "req_t",
-        language: "en",
-        now: () => new Date(),
-        afterCommit: () => {},
-      },
-      { url: hookUrl(merchantPath) },
-      "merchant",
-    );
+    await createEndpoint(await serviceContextFor(user.userKey), {
+      scope: "merchant",
+      endpoint: { url: hookUrl(merchantPath) },
+    });
 
     const order = await emit(orderCreated(user.userId));
     expect(order.deliveryIds).toHaveLength(2);
@@ -473,7 +464,7 @@ describe("who receives what (decisions.md, Webhooks; spec, Events)", () => {
     expect(requestsTo(stranger)).toHaveLength(0);
 
     // Revoking the bootstrapping key stops order events to the developer; user.* still flows.
-    await revokeDeveloperKeyAndCascade(db, dev.keyId, new Date());
+    await revokeDeveloperKeyAndCascade(await operatorContext(), { keyId: dev.keyId });
     const afterRevoke = await emit(orderCreated(user.userId));
     expect(afterRevoke.deliveryIds).toHaveLength(1);
     const cancelled = await emit({

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Db, queryRows } from "@/server/db/client";
+import { inSavepoint, retryOnDeadlock } from "@/server/db/transaction";
 import { env } from "@/server/env";
 import { log } from "@/server/lib/log";
 import { decryptSecretCached } from "@/server/lib/secrets";
@@ -294,15 +295,8 @@ export async function recordResults(
   options: { keepLease?: boolean; schedule?: number[] } = {},
 ): Promise<{ recorded: RecordedDelivery[]; mails: number }> {
   if (results.length === 0) return { recorded: [], mails: 0 };
-  for (let tries = 1; ; tries++) {
-    try {
-      return await db.transaction((tx) => recordInTransaction(tx as unknown as Db, results, options));
-    } catch (error) {
-      // Two workers updating the same endpoints can deadlock; PostgreSQL picks a victim, which simply retries.
-      if ((error as { code?: string }).code === "40P01" && tries < 5) continue;
-      throw error;
-    }
-  }
+  // Two workers updating the same endpoints can deadlock; PostgreSQL picks a victim, which simply runs again.
+  return retryOnDeadlock(() => inSavepoint(db, (tx) => recordInTransaction(tx, results, options)));
 }
 
 async function recordInTransaction(

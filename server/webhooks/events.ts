@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { Actor } from "@/server/context";
+import { type Actor, actorKey } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { newId } from "@/server/lib/ids";
 import { firstAttemptAt } from "./delivery";
@@ -16,7 +16,7 @@ import { webhookDeliveries, webhookEvents } from "./tables";
 import { DELIVERY_CHANNEL } from "./wake";
 
 /**
- * Events enter through the transactional outbox (issue 4, item 3): `emitEvent` runs INSIDE the transaction of
+ * Events enter through the transactional outbox (docs/webhooks.md, "How events are delivered"): `emitEvent` runs INSIDE the transaction of
  * the domain change and writes the event row (with the exact envelope bytes) and one delivery row per matching
  * enabled endpoint. Either everything commits with the change or nothing does; delivery happens afterwards.
  */
@@ -151,7 +151,9 @@ export async function emitTestEvent(
   input: { endpointId: string; type: EventType; actor: Actor },
   now: Date,
 ): Promise<EmittedEvent> {
-  const data = sampleEventData(input.type, { developerKeyId: input.actor.keyId, now });
+  // A sample `developerKeyId`: the caller's own key when it has one (a session has none).
+  const developerKeyId = actorKey(input.actor)?.keyId ?? newId("key");
+  const data = sampleEventData(input.type, { developerKeyId, now });
   return writeEvent(db, { type: input.type, data, accountId: null, isTest: true }, [input.endpointId], now);
 }
 

@@ -1,10 +1,12 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { authenticateKey } from "@/server/accounts/keys";
+import { acceptCurrentTerms } from "@/server/accounts/cancellation";
+import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { decryptSecret } from "@/server/lib/secrets";
 import { call } from "@/server/testing/api";
+import { sessionContextFor } from "@/server/testing/context";
 import { type WebhookEndpointDto, WebhookEndpointWithSecretDto } from "./schema";
 import { createEndpoint, listEndpoints } from "./service";
 import { webhookEndpoints } from "./tables";
@@ -319,28 +321,23 @@ describe("DELETE and rotate-secret", () => {
 describe("merchant endpoints (service functions for the dashboard)", () => {
   it("order.* only, and invisible to the developer API", async () => {
     const dev = await createDeveloper();
-    const db = await dbReady();
     // The dashboard acts as the signed-in account, not as a developer key.
-    const actor = { ...(await authenticateKey(db, dev.key)), kind: "user" as const, scopes: [] };
-    const ctx = {
-      db,
-      actor,
-      requestId: "req_test",
-      language: "en" as const,
-      now: () => new Date(),
-      afterCommit: () => {},
-    };
-    const merchant = await createEndpoint(ctx, { url: "https://shop.example.com/hook" }, "merchant");
+    // An operator-made account accepts the terms on its first dashboard sign-in.
+    await acceptCurrentTerms(await sessionContextFor(dev.accountId), { version: currentTerms().version });
+    const ctx = await sessionContextFor(dev.accountId);
+    const merchant = await createEndpoint(ctx, {
+      scope: "merchant",
+      endpoint: { url: "https://shop.example.com/hook" },
+    });
     expect(merchant.scope).toBe("merchant");
     expect(merchant.subscribedEvents).toEqual(["order.created", "order.status_updated", "order.paid"]);
     await expect(
-      createEndpoint(
-        ctx,
-        { url: "https://shop.example.com/hook", subscribedEvents: ["user.verified"] },
-        "merchant",
-      ),
+      createEndpoint(ctx, {
+        scope: "merchant",
+        endpoint: { url: "https://shop.example.com/hook", subscribedEvents: ["user.verified"] },
+      }),
     ).rejects.toMatchObject({ code: "invalid_request", options: { param: "subscribedEvents" } });
-    expect((await listEndpoints(ctx, { limit: 20 }, "merchant")).data).toHaveLength(1);
+    expect((await listEndpoints(ctx, { scope: "merchant", limit: 20 })).data).toHaveLength(1);
     const api = await call<{ data: unknown[] }>("GET", "/v1/webhook_endpoints", { key: dev.key });
     expect(api.body.data).toEqual([]);
     expect((await call("GET", `/v1/webhook_endpoints/${merchant.endpointId}`, { key: dev.key })).status).toBe(

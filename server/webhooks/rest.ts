@@ -1,4 +1,3 @@
-import { WEBHOOK_SCOPES } from "@/server/accounts/scopes";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
 import {
@@ -26,9 +25,8 @@ import {
 } from "./service";
 
 const tags = ["webhooks"];
-const scopes = [...WEBHOOK_SCOPES];
 
-/** decisions.md, Operations 8-13, 22, 23: developer webhook endpoints over /v1. */
+/** Developer webhook endpoints over /v1 (docs/webhooks.md, "Endpoints"). */
 export const webhookRoutes = [
   defineRoute({
     operationId: "createWebhookEndpoint",
@@ -37,11 +35,10 @@ export const webhookRoutes = [
     summary: "Register a webhook endpoint; the response carries its signingSecret, shown this once only.",
     tags,
     auth: "key",
-    scopes,
     body: CreateWebhookEndpointInput,
     responses: { 201: { description: "Endpoint created", schema: WebhookEndpointWithSecretDto } },
     errors: [400, 401, 403, 409, 413, 429, 500, 503],
-    handler: async (ctx, { body }) => ({ status: 201, body: await createEndpoint(ctx, body) }),
+    handler: async (ctx, { body }) => ({ status: 201, body: await createEndpoint(ctx, { endpoint: body }) }),
   }),
   defineRoute({
     operationId: "listWebhookEndpoints",
@@ -50,7 +47,6 @@ export const webhookRoutes = [
     summary: "List the account's developer webhook endpoints, ordered by id.",
     tags,
     auth: "key",
-    scopes,
     query: ListQuery,
     responses: { 200: { description: "A page of endpoints", schema: WebhookEndpointList } },
     errors: [400, 401, 403, 429, 500, 503],
@@ -63,11 +59,13 @@ export const webhookRoutes = [
     summary: "Get one webhook endpoint (without its secret).",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     responses: { 200: { description: "The endpoint", schema: WebhookEndpointDto } },
     errors: [400, 401, 403, 404, 429, 500, 503],
-    handler: async (ctx, { params }) => ({ status: 200, body: await getEndpoint(ctx, params.id) }),
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await getEndpoint(ctx, { endpointId: params.id }),
+    }),
   }),
   defineRoute({
     operationId: "updateWebhookEndpoint",
@@ -76,14 +74,13 @@ export const webhookRoutes = [
     summary: "Partially update an endpoint: url, description, enabled (pause/resume), subscribedEvents.",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     body: UpdateWebhookEndpointInput,
     responses: { 200: { description: "The updated endpoint (no secret)", schema: WebhookEndpointDto } },
     errors: [400, 401, 403, 404, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 200,
-      body: await updateEndpoint(ctx, params.id, body),
+      body: await updateEndpoint(ctx, { endpointId: params.id, patch: body }),
     }),
   }),
   defineRoute({
@@ -93,11 +90,13 @@ export const webhookRoutes = [
     summary: "Delete an endpoint permanently, with its delivery log and pending deliveries.",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     responses: { 200: { description: "Deleted", schema: DeletedWebhookEndpoint } },
     errors: [400, 401, 403, 404, 429, 500, 503],
-    handler: async (ctx, { params }) => ({ status: 200, body: await deleteEndpoint(ctx, params.id) }),
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await deleteEndpoint(ctx, { endpointId: params.id }),
+    }),
   }),
   defineRoute({
     operationId: "rotateWebhookSigningSecret",
@@ -106,13 +105,15 @@ export const webhookRoutes = [
     summary: "Replace the signing secret (signingSecretVersion +1); the old secret stops at once.",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     responses: {
       200: { description: "The endpoint with its new secret", schema: WebhookEndpointWithSecretDto },
     },
     errors: [400, 401, 403, 404, 429, 500, 503],
-    handler: async (ctx, { params }) => ({ status: 200, body: await rotateSigningSecret(ctx, params.id) }),
+    handler: async (ctx, { params }) => ({
+      status: 200,
+      body: await rotateSigningSecret(ctx, { endpointId: params.id }),
+    }),
   }),
   defineRoute({
     operationId: "listWebhookDeliveries",
@@ -121,14 +122,13 @@ export const webhookRoutes = [
     summary: "The endpoint's delivery log: the last 50 deliveries (30-day retention), newest first.",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     query: ListDeliveriesQuery,
     responses: { 200: { description: "Deliveries", schema: WebhookDeliveryList } },
     errors: [400, 401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params, query }) => ({
       status: 200,
-      body: await listDeliveries(ctx, params.id, query),
+      body: await listDeliveries(ctx, { endpointId: params.id, ...query }),
     }),
   }),
   defineRoute({
@@ -138,14 +138,13 @@ export const webhookRoutes = [
     summary: "Send a sample event of the given type, with `__test: true`, to this endpoint only.",
     tags,
     auth: "key",
-    scopes,
     params: EndpointIdParams,
     body: TestFireInput,
     responses: { 202: { description: "Queued for delivery", schema: TestFireResponse } },
     errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 202,
-      body: await sendTestEvent(ctx, params.id, body),
+      body: await sendTestEvent(ctx, { endpointId: params.id, ...body }),
     }),
   }),
 ];

@@ -1,11 +1,14 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, sql } from "drizzle-orm";
+import { authorize } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
-import { type Actor, requireActor, type ServiceContext } from "@/server/context";
+import type { Actor, ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
+import type { OperationName } from "@/server/operations";
 import { emitTestEvent } from "./events";
 import {
   type CreateWebhookEndpointInput,
@@ -28,18 +31,19 @@ import { assertAllowedWebhookUrl } from "./url-guard";
 import { wakeDeliveries } from "./wake";
 
 /**
- * Webhook endpoints (spec, Webhook endpoint; decisions.md, Operations 8-13, 22, 23).
+ * Webhook endpoints (docs/webhooks.md, "Endpoints").
  *
  * Every function takes the endpoint `scope` it acts on. The /v1 API acts on `developer` endpoints owned by
- * the developer key's account (the default); the dashboard acts on `merchant` endpoints (order.* only) of the
- * signed-in account by passing `"merchant"`. An endpoint of another account, or of the other scope, is 404.
+ * the developer key's account (the default); the dashboard also acts on `merchant` endpoints (order.* only) of
+ * the signed-in account by passing `scope: "merchant"`. An endpoint of another account, or of the other
+ * scope, is 404.
  */
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
-/** Spec, Limits: 16 webhook endpoints per account (both scopes together). */
+/** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Limits"). */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
-/** Spec, Events: the delivery log shows the last 50 per endpoint, kept 30 days. */
+/** The delivery log shows the last 50 per endpoint, kept 30 days (docs/webhooks.md, "Delivery log"). */
 export const DELIVERY_LOG_SIZE = 50;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -65,16 +69,25 @@ export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
   return scope === "merchant" ? ORDER_EVENT_TYPES : EVENT_TYPES;
 }
 
-function ownerOf(ctx: ServiceContext, scope: EndpointScope): Actor {
-  const actor = requireActor(ctx);
-  // The pipeline already checked the route's scopes; a user key never manages developer endpoints.
-  if (scope === "developer" && actor.kind !== "developer")
-    throw new AppError("insufficient_scope", {
-      requiredScopes: ["developer:webhooks", "developer:bootstrap"],
-      heldScopes: actor.scopes,
-    });
-  return actor;
+/**
+ * Developer endpoints are the webhook operations (a webhook scope); merchant endpoints need the account's
+ * catalog scopes (server/webhooks/operations.ts).
+ */
+function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: OperationName): Actor {
+  if (scope === "developer") return authorize(ctx, operation);
+  const access = OPERATION_ACCESS[operation];
+  return authorize(ctx, access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints");
 }
+
+const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
+  listWebhookEndpoints: "read",
+  getWebhookEndpoint: "read",
+  listWebhookDeliveries: "read",
+};
+
+/** Which endpoints a call acts on: `developer` (the /v1 API, the default) or `merchant` (the dashboard). */
+type Scoped = { scope?: EndpointScope };
+type EndpointRef = Scoped & { endpointId: string };
 
 function normalizeEvents(scope: EndpointScope, events: EventType[] | undefined): EventType[] {
   const allowed = eventTypesFor(scope);
@@ -112,17 +125,17 @@ async function findOwned(db: Db, actor: Actor, scope: EndpointScope, id: string)
  */
 export async function createEndpoint(
   ctx: ServiceContext,
-  input: CreateWebhookEndpointInput,
-  scope: EndpointScope = "developer",
+  args: Scoped & { endpoint: CreateWebhookEndpointInput },
 ): Promise<WebhookEndpointWithSecretDto> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", endpoint: input } = args;
+  const actor = ownerOf(ctx, scope, "createWebhookEndpoint");
   // Stored exactly as sent (the spec's `url` echoes what was registered); it is parsed again before each attempt.
   assertAllowedWebhookUrl(input.url);
   const url = input.url;
   const subscribedEvents = normalizeEvents(scope, input.subscribedEvents);
   const secret = newSigningSecret();
   const now = ctx.now();
-  const row = await ctx.db.transaction(async (tx) => {
+  const row = await inTransaction(ctx.db, async (tx) => {
     await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
     const [existing] = await tx
       .select({ n: count() })
@@ -153,10 +166,10 @@ export async function createEndpoint(
 /** Lists the account's endpoints by id, `limit` per page, with `nextCursor` (decisions.md, Bodies: Lists). */
 export async function listEndpoints(
   ctx: ServiceContext,
-  query: ListQuery,
-  scope: EndpointScope = "developer",
+  args: Scoped & ListQuery,
 ): Promise<WebhookEndpointList> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", ...query } = args;
+  const actor = ownerOf(ctx, scope, "listWebhookEndpoints");
   const after = decodeCursor(query.cursor, ENDPOINT_ID_PATTERN);
   const rows = await ctx.db
     .select()
@@ -174,12 +187,9 @@ export async function listEndpoints(
 }
 
 /** One endpoint, without its secret. Spec: GET /v1/webhook_endpoints/{id}. */
-export async function getEndpoint(
-  ctx: ServiceContext,
-  id: string,
-  scope: EndpointScope = "developer",
-): Promise<WebhookEndpointDto> {
-  return toEndpointDto(await findOwned(ctx.db, ownerOf(ctx, scope), scope, id));
+export async function getEndpoint(ctx: ServiceContext, args: EndpointRef): Promise<WebhookEndpointDto> {
+  const { scope = "developer", endpointId } = args;
+  return toEndpointDto(await findOwned(ctx.db, ownerOf(ctx, scope, "getWebhookEndpoint"), scope, endpointId));
 }
 
 /**
@@ -190,11 +200,10 @@ export async function getEndpoint(
  */
 export async function updateEndpoint(
   ctx: ServiceContext,
-  id: string,
-  input: UpdateWebhookEndpointInput,
-  scope: EndpointScope = "developer",
+  args: EndpointRef & { patch: UpdateWebhookEndpointInput },
 ): Promise<WebhookEndpointDto> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", endpointId: id, patch: input } = args;
+  const actor = ownerOf(ctx, scope, "updateWebhookEndpoint");
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.url !== undefined) {
     assertAllowedWebhookUrl(input.url);
@@ -205,15 +214,15 @@ export async function updateEndpoint(
   if (input.subscribedEvents !== undefined)
     changes.subscribedEvents = normalizeEvents(scope, input.subscribedEvents);
   const now = ctx.now();
-  const row = await ctx.db.transaction(async (tx) => {
-    const current = await findOwned(tx as unknown as Db, actor, scope, id);
+  const row = await inTransaction(ctx.db, async (tx) => {
+    const current = await findOwned(tx, actor, scope, id);
     if (Object.keys(changes).length === 0) return current;
     const [updated] = await tx
       .update(webhookEndpoints)
       .set({ ...changes, updatedAt: now })
       .where(eq(webhookEndpoints.id, current.id))
       .returning();
-    if (input.enabled === false) await stopPendingDeliveries(tx as unknown as Db, current.id, now);
+    if (input.enabled === false) await stopPendingDeliveries(tx, current.id, now);
     return updated as EndpointRow;
   });
   return toEndpointDto(row);
@@ -244,10 +253,10 @@ async function stopPendingDeliveries(db: Db, endpointId: string, now: Date): Pro
 /** Permanent deletion; its deliveries (and pending attempts) go with it. Answers `{id, deleted: true}`. */
 export async function deleteEndpoint(
   ctx: ServiceContext,
-  id: string,
-  scope: EndpointScope = "developer",
+  args: EndpointRef,
 ): Promise<{ id: string; deleted: true }> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", endpointId: id } = args;
+  const actor = ownerOf(ctx, scope, "deleteWebhookEndpoint");
   const current = await findOwned(ctx.db, actor, scope, id);
   await ctx.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
   return { id: current.id, deleted: true };
@@ -259,10 +268,10 @@ export async function deleteEndpoint(
  */
 export async function rotateSigningSecret(
   ctx: ServiceContext,
-  id: string,
-  scope: EndpointScope = "developer",
+  args: EndpointRef,
 ): Promise<WebhookEndpointWithSecretDto> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", endpointId: id } = args;
+  const actor = ownerOf(ctx, scope, "rotateWebhookSigningSecret");
   const secret = newSigningSecret();
   const now = ctx.now();
   const current = await findOwned(ctx.db, actor, scope, id);
@@ -299,15 +308,14 @@ export function toDeliveryDto(
   };
 }
 
-/** The delivery log: the newest deliveries of one endpoint (at most 50, last 30 days). Operation 22. */
+/** The delivery log: the newest deliveries of one endpoint (at most 50, last 30 days). */
 export async function listDeliveries(
   ctx: ServiceContext,
-  id: string,
-  query: { limit?: number } = {},
-  scope: EndpointScope = "developer",
+  args: EndpointRef & { limit?: number },
 ): Promise<WebhookDeliveryList> {
-  const endpoint = await findOwned(ctx.db, ownerOf(ctx, scope), scope, id);
-  const limit = Math.min(Math.max(query.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
+  const { scope = "developer", endpointId: id } = args;
+  const endpoint = await findOwned(ctx.db, ownerOf(ctx, scope, "listWebhookDeliveries"), scope, id);
+  const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows = await ctx.db
     .select({
@@ -326,26 +334,25 @@ export async function listDeliveries(
 
 /**
  * Sends a sample event of `type` with `__test: true` to this one endpoint, through the same outbox, worker
- * and signature as real events (operation 23). A paused endpoint receives nothing: 409
- * `webhook_endpoint_paused`. Answers the envelope's `eventId`.
+ * and signature as real events. A paused endpoint receives nothing: 409 `webhook_endpoint_paused`. Answers the
+ * envelope's `eventId`.
  */
 export async function sendTestEvent(
   ctx: ServiceContext,
-  id: string,
-  input: TestFireInput,
-  scope: EndpointScope = "developer",
+  args: EndpointRef & TestFireInput,
 ): Promise<{ eventId: string }> {
-  const actor = ownerOf(ctx, scope);
+  const { scope = "developer", endpointId: id, ...input } = args;
+  const actor = ownerOf(ctx, scope, "sendTestWebhook");
   if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
     throw new AppError("invalid_request", {
       param: "type",
       detail: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
     });
   const now = ctx.now();
-  const emitted = await ctx.db.transaction(async (tx) => {
-    const endpoint = await findOwned(tx as unknown as Db, actor, scope, id);
+  const emitted = await inTransaction(ctx.db, async (tx) => {
+    const endpoint = await findOwned(tx, actor, scope, id);
     if (!endpoint.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
-    return emitTestEvent(tx as unknown as Db, { endpointId: endpoint.id, type: input.type, actor }, now);
+    return emitTestEvent(tx, { endpointId: endpoint.id, type: input.type, actor }, now);
   });
   ctx.afterCommit(wakeDeliveries);
   return { eventId: emitted.eventId };

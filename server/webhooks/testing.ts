@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resetEnvForTests } from "@/server/env";
-import { call } from "@/server/testing/api";
-import type { WebhookEndpointWithSecretDto } from "./schema";
+import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { CreateWebhookEndpointInput, type WebhookEndpointWithSecretDto } from "./schema";
+import { createEndpoint } from "./service";
 
-/** Test helpers: a real HTTP receiver, a real SMTP server, and endpoint factories through the real API. */
+/** Test helpers: a real HTTP receiver, a real SMTP server, and endpoint factories through the services. */
 
 /** Sets environment variables for this test file and makes `env()` read them again. */
 export function setTestEnv(values: Record<string, string | undefined>): void {
@@ -104,17 +105,13 @@ export async function startReceiver(path = "/hook"): Promise<Receiver> {
   return receiver;
 }
 
-/** Registers an endpoint through POST /v1/webhook_endpoints and returns it with its secret. */
+/** Registers a developer endpoint through the service and returns it with its secret. */
 export async function createTestEndpoint(
   developerKey: string,
   body: Record<string, unknown>,
 ): Promise<WebhookEndpointWithSecretDto> {
-  const res = await call<WebhookEndpointWithSecretDto>("POST", "/v1/webhook_endpoints", {
-    key: developerKey,
-    body,
-  });
-  if (res.status !== 201) throw new Error(`create endpoint failed: ${res.status} ${res.text}`);
-  return res.body;
+  const endpoint = CreateWebhookEndpointInput.parse(body);
+  return asAdapter(await serviceContextFor(developerKey), (ctx) => createEndpoint(ctx, { endpoint }));
 }
 
 /** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */

@@ -1,0 +1,39 @@
+import { type Actor, requireActor, type ServiceContext } from "@/server/context";
+import { AppError } from "@/server/errors";
+import { OPERATIONS, type OperationName } from "@/server/operations";
+import { assertTermsAcceptedForWrite } from "./terms";
+
+/**
+ * THE authorization of every operation, for every door (REST, tRPC, GraphQL, MCP, pages): an authenticated
+ * actor of a live account, reaching the operation through a door it allows, holding one of its scopes, and,
+ * for writes, the current terms of service accepted (docs/architecture.md, "Operations"). Services call it
+ * first; adapters may call it earlier (the /v1 pipeline does, before idempotency) with the same result.
+ */
+export function authorize(ctx: ServiceContext, operation: OperationName): Actor {
+  return authorizeActor(requireActor(ctx), operation);
+}
+
+export function authorizeActor(actor: Actor, operation: OperationName): Actor {
+  const definition: (typeof OPERATIONS)[OperationName] & { via?: readonly string[]; termsGate?: boolean } =
+    OPERATIONS[operation];
+  if (actor.accountStatus === "cancelled") throw new AppError("account_cancelled");
+  if (definition.via && !definition.via.includes(actor.via.type)) {
+    throw new AppError("insufficient_scope", {
+      detail: `${operation} is not available to ${describeVia(actor)}.`,
+      requiredScopes: [...definition.scopes],
+      heldScopes: actor.scopes,
+    });
+  }
+  const scopes: readonly string[] = definition.scopes;
+  if (scopes.length > 0 && !scopes.some((scope) => actor.scopes.includes(scope))) {
+    throw new AppError("insufficient_scope", { requiredScopes: [...scopes], heldScopes: actor.scopes });
+  }
+  if (definition.access === "write" && definition.termsGate !== false) assertTermsAcceptedForWrite(actor);
+  return actor;
+}
+
+function describeVia(actor: Actor): string {
+  if (actor.via.type === "session") return "a dashboard session";
+  if (actor.via.type === "oauth") return "an OAuth-connected app";
+  return actor.kind === "developer" ? "a developer key" : "a user key";
+}

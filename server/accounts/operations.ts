@@ -1,0 +1,15 @@
+import type { OperationDefinition } from "@/server/operations";
+import { SCOPES } from "./scopes";
+
+/** Accounts and keys (docs/api.md, "Accounts and keys"). */
+export const ACCOUNT_OPERATIONS = {
+  // A developer key bootstraps accounts; never an OAuth grant, whatever its scopes (docs/mcp.md).
+  bootstrapUser: { scopes: [SCOPES.developerBootstrap], access: "write", via: ["api_key"] },
+  issueUserKey: { scopes: [SCOPES.developerIssueUserKey], access: "write", via: ["api_key", "session"] },
+  // The key's own identity and budget: a session has no key.
+  getMe: { scopes: [], access: "read", via: ["api_key", "oauth"] },
+  verifyEmail: { scopes: [SCOPES.meVerify], access: "write", via: ["api_key", "oauth"] },
+  resendVerification: { scopes: [SCOPES.meResendVerification], access: "write" },
+  cancelAccount: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
+  acceptTerms: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
+} as const satisfies Record<string, OperationDefinition>;

@@ -1,0 +1,38 @@
+import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
+import type { Scope } from "@/server/accounts/scopes";
+import type { ViaType } from "@/server/context";
+import { ORDER_OPERATIONS } from "@/server/orders/operations";
+import { PRODUCT_OPERATIONS } from "@/server/products/operations";
+import { STOREFRONT_OPERATIONS } from "@/server/storefronts/operations";
+import { WEBHOOK_OPERATIONS } from "@/server/webhooks/operations";
+
+/**
+ * What one operation needs from its caller (docs/architecture.md, "Operations"). Each feature declares its
+ * operations once in its `operations.ts`; `authorize` (server/accounts/authorize.ts) enforces them for every
+ * adapter, and the OpenAPI document reads the scopes from here.
+ */
+export type OperationDefinition = {
+  /** Any one of these scopes suffices; empty: any authenticated caller. */
+  scopes: readonly Scope[];
+  /** Writes pass the terms-of-service gate unless `termsGate` is false. */
+  access: "read" | "write";
+  /** false for the few writes that let a user comply or leave (accept the terms, cancel the account). */
+  termsGate?: boolean;
+  /** The doors that may call it; default every one. */
+  via?: readonly ViaType[];
+};
+
+/** Every operation of the service, gathered from the feature folders. Names are the REST operationIds. */
+export const OPERATIONS = {
+  ...ACCOUNT_OPERATIONS,
+  ...STOREFRONT_OPERATIONS,
+  ...PRODUCT_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
+  ...ORDER_OPERATIONS,
+} satisfies Record<string, OperationDefinition>;
+
+export type OperationName = keyof typeof OPERATIONS;
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(OPERATIONS, name);
+}

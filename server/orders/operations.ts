@@ -1,0 +1,11 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/** Orders (docs/api.md, "Orders"). Public orders from the storefront page have no actor and no operation here. */
+export const ORDER_OPERATIONS = {
+  createOrder: { scopes: [SCOPES.catalogWrite], access: "write" },
+  listOrders: { scopes: [SCOPES.catalogRead], access: "read" },
+  getOrder: { scopes: [SCOPES.catalogRead], access: "read" },
+  updateOrderStatus: { scopes: [SCOPES.catalogWrite], access: "write" },
+  payOrder: { scopes: [SCOPES.catalogWrite], access: "write" },
+} as const satisfies Record<string, OperationDefinition>;

@@ -1,0 +1,12 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/** Products (docs/api.md, "Products"). */
+export const PRODUCT_OPERATIONS = {
+  createProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
+  createProductsBatch: { scopes: [SCOPES.catalogWrite], access: "write" },
+  listProducts: { scopes: [SCOPES.catalogRead], access: "read" },
+  getProduct: { scopes: [SCOPES.catalogRead], access: "read" },
+  updateProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
+  deleteProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
+} as const satisfies Record<string, OperationDefinition>;

@@ -1,0 +1,13 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/** Storefronts (docs/api.md, "Storefronts"). */
+export const STOREFRONT_OPERATIONS = {
+  createStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
+  listStorefronts: { scopes: [SCOPES.catalogRead], access: "read" },
+  getStorefront: { scopes: [SCOPES.catalogRead], access: "read" },
+  updateStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
+  deleteStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
+  publishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
+  unpublishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
+} as const satisfies Record<string, OperationDefinition>;

@@ -1,0 +1,19 @@
+import { SCOPES, WEBHOOK_SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/**
+ * Webhook endpoints (docs/webhooks.md). Developer endpoints (the /v1 API) need a webhook scope; merchant
+ * endpoints (order.* of the account's own storefronts, made in the dashboard) need the catalog scopes.
+ */
+export const WEBHOOK_OPERATIONS = {
+  createWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
+  listWebhookEndpoints: { scopes: WEBHOOK_SCOPES, access: "read" },
+  getWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "read" },
+  updateWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
+  deleteWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
+  rotateWebhookSigningSecret: { scopes: WEBHOOK_SCOPES, access: "write" },
+  listWebhookDeliveries: { scopes: WEBHOOK_SCOPES, access: "read" },
+  sendTestWebhook: { scopes: WEBHOOK_SCOPES, access: "write" },
+  readMerchantWebhookEndpoints: { scopes: [SCOPES.catalogRead], access: "read" },
+  writeMerchantWebhookEndpoints: { scopes: [SCOPES.catalogWrite], access: "write" },
+} as const satisfies Record<string, OperationDefinition>;
