@@ -4,6 +4,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Db } from "@/server/db/client";
 import * as schema from "@/server/db/schema";
+import { inTransaction } from "@/server/db/transaction";
 import { emitEvent } from "@/server/webhooks/events";
 import { DELIVERY_CHANNEL } from "@/server/webhooks/wake";
 import type { BenchEnv, BenchRow } from "./env";
@@ -93,8 +94,7 @@ export async function runWebhookBench(env: BenchEnv): Promise<BenchRow[]> {
 
     // Warm-up: the server's first deliveries compile code paths and open connections.
     const warm: string[] = [];
-    for (let i = 0; i < 50; i++)
-      warm.push((await db.transaction((tx) => emitOne(tx as unknown as Db))).eventId);
+    for (let i = 0; i < 50; i++) warm.push((await inTransaction(db, (tx) => emitOne(tx))).eventId);
     await waitFor(() => warm.every((id) => receiver.arrivals.has(id)), 30_000);
 
     // 1. Latency, one event at a time.
@@ -102,7 +102,7 @@ export async function runWebhookBench(env: BenchEnv): Promise<BenchRow[]> {
     const committed = new Map<string, number>();
     const startedLatency = performance.now();
     for (let i = 0; i < latencyCount; i++) {
-      const event = await db.transaction((tx) => emitOne(tx as unknown as Db));
+      const event = await inTransaction(db, (tx) => emitOne(tx));
       committed.set(event.eventId, performance.now());
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -135,12 +135,12 @@ export async function runWebhookBench(env: BenchEnv): Promise<BenchRow[]> {
       while (next < total) {
         const size = Math.min(batch, total - next);
         next += size;
-        const events = await db.transaction(async (tx) => {
+        const events = await inTransaction(db, async (tx) => {
           const out = [];
           for (let i = 0; i < size; i++)
             out.push(
               await emitEvent(
-                tx as unknown as Db,
+                tx,
                 {
                   type: "user.verified",
                   accountId: userId,

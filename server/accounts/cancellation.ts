@@ -7,9 +7,10 @@ import { newId } from "@/server/lib/ids";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize } from "./authorize";
+import { type AccountRow, toUserDto } from "./dto";
 import { revokeKeyRow } from "./keys";
 import type { UserDto } from "./schema";
-import { type AccountRow, findActiveAccountByEmail, sendVerificationCode, toUserDto } from "./service";
+import { findActiveAccountByEmail, sendVerificationCode } from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 

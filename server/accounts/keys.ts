@@ -2,22 +2,9 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
 import { randomBase62, sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
+import type { ApiKeyRow } from "./dto";
 import { DEFAULT_RPM, DEVELOPER_KEY_DEFAULT_RPD } from "./rate-limits";
 import { apiKeys } from "./tables";
-
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
-
-export type KeyDto = { id: string; name: string | null; prefix: string; scopes: string[]; createdAt: string };
-
-export function toKeyDto(row: ApiKeyRow): KeyDto {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    scopes: row.scopes,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
 
 export type IssueKeyInput = {
   accountId: string;

@@ -46,6 +46,7 @@ export const KeyDto = z
     createdAt: z.string(),
   })
   .meta({ id: "ApiKey" });
+export type KeyDto = z.infer<typeof KeyDto>;
 
 export const BootstrapUserResponse = z.object({
   user: UserDto,

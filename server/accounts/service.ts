@@ -9,31 +9,16 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import { authorize } from "./authorize";
-import { issueKey, type KeyDto, toKeyDto } from "./keys";
+import { type AccountRow, type KeyDto, toKeyDto, toUserDto } from "./dto";
+import { issueKey } from "./keys";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type { BootstrapUserInput, IssueUserKeyInput, MeDto, Plan, UserDto } from "./schema";
 import { DEVELOPER_KEY_SCOPES, userScopesFor } from "./scopes";
 import { accounts, apiKeys } from "./tables";
 
-export type AccountRow = typeof accounts.$inferSelect;
-
 /** Verification codes are valid for 24 hours. */
 export const VERIFICATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
-
-export function toUserDto(row: AccountRow): UserDto {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    language: row.language as UserDto["language"],
-    status: row.status,
-    plan: row.plan,
-    developerKeyId: row.developerKeyId,
-    createdAt: row.createdAt.toISOString(),
-    verifiedAt: row.verifiedAt ? row.verifiedAt.toISOString() : null,
-  };
-}
 
 /** A fresh 6-digit code, stored hashed (salted with the account id), and the mail that carries it. */
 export async function sendVerificationCode(db: Db, account: AccountRow, now: Date): Promise<void> {

@@ -12,6 +12,7 @@ import { findLiveStorefront, findPublishedStorefront } from "@/server/storefront
 import { storefronts } from "@/server/storefronts/tables";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
+import { type OrderRow, toOrderDto } from "./dto";
 import type {
   CreateOrderInput,
   CustomStatus,
@@ -22,7 +23,6 @@ import type {
 } from "./schema";
 import { orders } from "./tables";
 
-type OrderRow = typeof orders.$inferSelect;
 type OrderItem = OrderDto["items"][number];
 type Fulfillment = OrderDto["fulfillment"];
 type StoredDelivery = {
@@ -76,30 +76,6 @@ const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
 /** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
 function money(value: number): number {
   return Math.round(value * 10_000) / 10_000;
-}
-
-export function toOrderDto(row: OrderRow): OrderDto {
-  const fulfillment = (row.fulfillment as Fulfillment | null) ?? { type: "pickup", distanceKm: null };
-  return {
-    id: row.id,
-    publicOrderId: row.publicOrderId,
-    storefrontId: row.storefrontId,
-    userId: row.accountId,
-    orderStatus: row.orderStatus as OrderStatus,
-    customStatus: (row.customStatus as CustomStatus | null) ?? null,
-    items: row.items as OrderItem[],
-    customer: row.customer as OrderDto["customer"],
-    paymentMethod: row.paymentMethod as OrderDto["paymentMethod"],
-    paymentStatus: row.paymentStatus as OrderDto["paymentStatus"],
-    fulfillment,
-    subtotalPrice: row.subtotalPrice,
-    deliveryPrice: row.deliveryPrice,
-    totalPrice: row.totalPrice,
-    currency: row.currency,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    paidAt: row.paidAt ? row.paidAt.toISOString() : null,
-  };
 }
 
 /**

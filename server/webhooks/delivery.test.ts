@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { runJob } from "@/server/jobs/registry";
 import { startSmtp } from "@/server/mail/testing";
 import { call } from "@/server/testing/api";
@@ -72,7 +73,7 @@ function uniquePath(label: string): string {
 
 /** Emits inside a transaction, as a domain change does, then wakes the worker as `ctx.afterCommit` would. */
 async function emit<T extends EventType>(input: EmitEventInput<T>, now = new Date()) {
-  const emitted = await db.transaction((tx) => emitEvent(tx as unknown as Db, input, now));
+  const emitted = await inTransaction(db, (tx) => emitEvent(tx, input, now));
   wakeDeliveries();
   return emitted;
 }

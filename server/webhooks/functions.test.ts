@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { JOB_NAMES } from "@/server/jobs/registry";
 import { listOutbox } from "@/server/mail/service";
 import { attemptDelivery } from "./delivery";
@@ -44,9 +45,9 @@ async function pendingDelivery(label: string) {
   const user = await bootstrapUser(dev.key);
   const path = `/${label}-${Math.random().toString(36).slice(2, 8)}`;
   const endpoint = await createTestEndpoint(dev.key, { url: `http://127.0.0.1:${receiver.port}${path}` });
-  const emitted = await db.transaction((tx) =>
+  const emitted = await inTransaction(db, (tx) =>
     emitEvent(
-      tx as unknown as Db,
+      tx,
       {
         type: "user.verified",
         accountId: user.userId,

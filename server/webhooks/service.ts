@@ -9,6 +9,7 @@ import { newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import type { OperationName } from "@/server/operations";
+import { type EndpointRow, toDeliveryDto, toEndpointDto } from "./dto";
 import { emitTestEvent } from "./events";
 import {
   type CreateWebhookEndpointInput,
@@ -20,7 +21,6 @@ import {
   ORDER_EVENT_TYPES,
   type TestFireInput,
   type UpdateWebhookEndpointInput,
-  type WebhookDeliveryDto,
   type WebhookDeliveryList,
   type WebhookEndpointDto,
   type WebhookEndpointList,
@@ -39,30 +39,11 @@ import { wakeDeliveries } from "./wake";
  * scope, is 404.
  */
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect;
-
 /** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Limits"). */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 /** The delivery log shows the last 50 per endpoint, kept 30 days (docs/webhooks.md, "Delivery log"). */
 export const DELIVERY_LOG_SIZE = 50;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
-export function toEndpointDto(row: EndpointRow): WebhookEndpointDto {
-  return {
-    endpointId: row.id,
-    scope: row.scope,
-    url: row.url,
-    description: row.description,
-    enabled: row.enabled,
-    subscribedEvents: row.subscribedEvents as EventType[],
-    signingSecretVersion: row.signingSecretVersion,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    lastDeliveryAt: row.lastDeliveryAt ? row.lastDeliveryAt.toISOString() : null,
-    lastDeliveryStatus: row.lastDeliveryStatus,
-    consecutiveFailures: row.consecutiveFailures,
-  };
-}
 
 /** The event types an endpoint of this scope can receive: merchant endpoints get order.* only. */
 export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
@@ -286,26 +267,6 @@ export async function rotateSigningSecret(
     .returning();
   if (!row) throw new AppError("webhook_endpoint_not_found", { param: "id" });
   return { ...toEndpointDto(row), signingSecret: secret };
-}
-
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-
-export function toDeliveryDto(
-  row: DeliveryRow,
-  event: { eventId: string; type: string; isTest: boolean },
-): WebhookDeliveryDto {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    eventId: event.eventId,
-    type: event.type as EventType,
-    status: row.status,
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
-    createdAt: row.createdAt.toISOString(),
-    lastResponseBody: row.lastResponseBody,
-    test: event.isTest,
-  };
 }
 
 /** The delivery log: the newest deliveries of one endpoint (at most 50, last 30 days). */

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady, queryRows } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { env } from "@/server/env";
 import { startTsxProcess } from "@/server/testing/processes";
 import { testDatabaseKind } from "@/server/testing/setup-db";
@@ -42,10 +43,10 @@ async function scenario(label: string) {
   const emitMany = async (n: number) => {
     const ids: string[] = [];
     for (let start = 0; start < n; start += 100) {
-      await db.transaction(async (tx) => {
+      await inTransaction(db, async (tx) => {
         for (let i = start; i < Math.min(n, start + 100); i++) {
           const e = await emitEvent(
-            tx as unknown as Db,
+            tx,
             {
               type: "user.verified",
               accountId: user.userId,

@@ -1,0 +1,35 @@
+import type { KeyDto, UserDto } from "./schema";
+
+export type { KeyDto };
+
+import type { accounts, apiKeys } from "./tables";
+
+/** The one mapping from each accounts row to what callers see. */
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function toUserDto(row: AccountRow): UserDto {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    language: row.language as UserDto["language"],
+    status: row.status,
+    plan: row.plan,
+    developerKeyId: row.developerKeyId,
+    createdAt: row.createdAt.toISOString(),
+    verifiedAt: row.verifiedAt ? row.verifiedAt.toISOString() : null,
+  };
+}
+
+export function toKeyDto(row: ApiKeyRow): KeyDto {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

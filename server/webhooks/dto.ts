@@ -1,0 +1,43 @@
+import type { EventType, WebhookDeliveryDto, WebhookEndpointDto } from "./schema";
+import type { webhookDeliveries, webhookEndpoints } from "./tables";
+
+/** The one mapping from each webhooks row to what callers see: an endpoint never shows its secret here. */
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export function toDeliveryDto(
+  row: DeliveryRow,
+  event: { eventId: string; type: string; isTest: boolean },
+): WebhookDeliveryDto {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    eventId: event.eventId,
+    type: event.type as EventType,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+    lastResponseBody: row.lastResponseBody,
+    test: event.isTest,
+  };
+}
+
+export function toEndpointDto(row: EndpointRow): WebhookEndpointDto {
+  return {
+    endpointId: row.id,
+    scope: row.scope,
+    url: row.url,
+    description: row.description,
+    enabled: row.enabled,
+    subscribedEvents: row.subscribedEvents as EventType[],
+    signingSecretVersion: row.signingSecretVersion,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    lastDeliveryAt: row.lastDeliveryAt ? row.lastDeliveryAt.toISOString() : null,
+    lastDeliveryStatus: row.lastDeliveryStatus,
+    consecutiveFailures: row.consecutiveFailures,
+  };
+}
