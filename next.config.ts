@@ -1,9 +1,15 @@
 import type { NextConfig } from "next";
 
+// A benchmark build (bench/README.md) also serves the framework's floor, `app/bench/floor/route.bench.ts`, and
+// goes to its own folder; a production build never has that route.
+const isBenchBuild = process.env.MAREA_BENCH_BUILD === "1";
+
 const nextConfig: NextConfig = {
-  // PGlite ships WASM and data files: keep it out of the bundle (STACK.md), and out of /_next/static.
+  // PGlite ships WASM and data files: keep it out of the bundle, and out of /_next/static (docs/operations.md).
   serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "postgres", "nodemailer"],
   poweredByHeader: false,
+  pageExtensions: isBenchBuild ? ["bench.ts", "tsx", "ts"] : ["tsx", "ts"],
+  distDir: isBenchBuild ? ".next-bench" : ".next",
 };
 
 export default nextConfig;

@@ -284,10 +284,15 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   return developer.key;
 }
 
-/** The environment `next start` gets in a benchmark: production, the bench database, quiet logs. */
+/**
+ * The environment `next build` and `next start` get in a benchmark: production, the bench database, quiet logs,
+ * and a benchmark build (MAREA_BENCH_BUILD=1: its own `.next-bench/`, with the framework floor route
+ * `app/bench/floor/route.bench.ts` that production builds leave out; next.config.ts).
+ */
 export function benchServerEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    MAREA_BENCH_BUILD: "1",
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     DATABASE_URL: databaseUrl,

@@ -112,8 +112,9 @@ export async function sessionActor(db: Db, accountId: string, sessionId: string)
       status: accounts.status,
       plan: accounts.plan,
       tosAcceptedVersion: accounts.tosAcceptedVersion,
-      holdsDeveloperKeys: sql<boolean>`exists (select 1 from ${apiKeys} where ${apiKeys.accountId} = ${accounts.id}
-        and ${apiKeys.kind} = 'developer' and ${apiKeys.revokedAt} is null)`,
+      // Raw names: inside a subquery drizzle would render the outer column unqualified.
+      holdsDeveloperKeys: sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
+        and k.kind = 'developer' and k.revoked_at is null)`,
     })
     .from(accounts)
     .where(and(eq(accounts.id, accountId), isNull(accounts.cancelledAt)))

@@ -48,3 +48,18 @@ export async function asAdapter<T>(
 export async function operatorContext(now: () => Date = () => new Date()): Promise<ServiceContext> {
   return createServiceContext({ db: await dbReady(), now });
 }
+
+/** A service context acting as an OAuth-connected app whose consent made the per-user key `rawKey`. */
+export async function oauthContextFor(
+  rawKey: string,
+  now: () => Date = () => new Date(),
+): Promise<ServiceContext> {
+  const db = await dbReady();
+  const { actorFromKeyRow, readKeyAuthRow } = await import("@/server/accounts/actors");
+  const { sha256Hex } = await import("@/server/lib/crypto");
+  const actor = actorFromKeyRow(await readKeyAuthRow(db, { hash: sha256Hex(rawKey) }), {
+    clientId: "https://client.example.com/oauth/metadata.json",
+    tokenId: `tok_${newId("req").slice(4)}`,
+  });
+  return createServiceContext({ db, actor, requestId: newId("req"), now });
+}

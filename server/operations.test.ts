@@ -1,0 +1,204 @@
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
+import { bootstrapUser, getMe, issueUserKey } from "@/server/accounts/service";
+import { apiKeys } from "@/server/accounts/tables";
+import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
+import { resendVerification, verifyEmail } from "@/server/accounts/verification";
+import type { Actor, ServiceContext } from "@/server/context";
+import { dbReady } from "@/server/db/client";
+import { type AppError, ErrorEnvelope } from "@/server/errors";
+import { API_ROUTES } from "@/server/http/routes";
+import { OPERATIONS, type OperationName } from "@/server/operations";
+import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
+import {
+  createProduct,
+  createProducts,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  updateProduct,
+} from "@/server/products/service";
+import {
+  createStorefront,
+  deleteStorefront,
+  getStorefront,
+  listStorefronts,
+  publishStorefront,
+  unpublishStorefront,
+  updateStorefront,
+} from "@/server/storefronts/service";
+import { call } from "@/server/testing/api";
+import { contextWith } from "@/server/testing/context";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "@/server/webhooks/service";
+
+// docs/architecture.md, "Operations": every operation is authorized by the one table, whatever the door. For each
+// operation that needs a scope, a caller without it is refused with 403 insufficient_scope, requiredScopes
+// and heldScopes, by the service itself and by every adapter that exists (REST today).
+
+/** Each operation's service function, called with an input that never gets read: authorization comes first. */
+const ANY = {} as never;
+const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unknown>> = {
+  bootstrapUser: (ctx) => bootstrapUser(ctx, ANY),
+  issueUserKey: (ctx) => issueUserKey(ctx, ANY),
+  getMe: (ctx) => getMe(ctx),
+  verifyEmail: (ctx) => verifyEmail(ctx, ANY),
+  resendVerification: (ctx) => resendVerification(ctx),
+  cancelAccount: (ctx) => cancelOwnAccount(ctx),
+  acceptTerms: (ctx) => acceptCurrentTerms(ctx, ANY),
+  createStorefront: (ctx) => createStorefront(ctx, ANY),
+  listStorefronts: (ctx) => listStorefronts(ctx, ANY),
+  getStorefront: (ctx) => getStorefront(ctx, ANY),
+  updateStorefront: (ctx) => updateStorefront(ctx, ANY),
+  deleteStorefront: (ctx) => deleteStorefront(ctx, ANY),
+  publishStorefront: (ctx) => publishStorefront(ctx, ANY),
+  unpublishStorefront: (ctx) => unpublishStorefront(ctx, ANY),
+  createProduct: (ctx) => createProduct(ctx, ANY),
+  createProductsBatch: (ctx) => createProducts(ctx, ANY),
+  listProducts: (ctx) => listProducts(ctx, ANY),
+  getProduct: (ctx) => getProduct(ctx, ANY),
+  updateProduct: (ctx) => updateProduct(ctx, ANY),
+  deleteProduct: (ctx) => deleteProduct(ctx, ANY),
+  createWebhookEndpoint: (ctx) => createEndpoint(ctx, ANY),
+  listWebhookEndpoints: (ctx) => listEndpoints(ctx, ANY),
+  getWebhookEndpoint: (ctx) => getEndpoint(ctx, ANY),
+  updateWebhookEndpoint: (ctx) => updateEndpoint(ctx, ANY),
+  deleteWebhookEndpoint: (ctx) => deleteEndpoint(ctx, ANY),
+  rotateWebhookSigningSecret: (ctx) => rotateSigningSecret(ctx, ANY),
+  listWebhookDeliveries: (ctx) => listDeliveries(ctx, ANY),
+  sendTestWebhook: (ctx) => sendTestEvent(ctx, ANY),
+  readMerchantWebhookEndpoints: (ctx) => listEndpoints(ctx, { scope: "merchant", limit: 20 }),
+  writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
+  createOrder: (ctx) => createOrder(ctx, ANY),
+  listOrders: (ctx) => listOrders(ctx, ANY),
+  getOrder: (ctx) => getOrder(ctx, ANY),
+  updateOrderStatus: (ctx) => updateOrderStatus(ctx, ANY),
+  payOrder: (ctx) => payOrder(ctx, ANY),
+};
+
+/** A body each REST operation accepts, so the request gets past validation to the scope check. */
+const VALID_BODIES: Partial<Record<OperationName, unknown>> = {
+  bootstrapUser: { email: "someone@example.com" },
+  issueUserKey: {},
+  verifyEmail: { code: "123456" },
+  resendVerification: {},
+  acceptTerms: { version: "2026-05-12" },
+  createStorefront: { name: "Shop", currency: "MXN" },
+  updateStorefront: { name: "Shop" },
+  createProduct: { title: "Taco", price: 1 },
+  createProductsBatch: { products: [{ title: "Taco", price: 1 }] },
+  updateProduct: { title: "Taco" },
+  createWebhookEndpoint: { url: "https://example.com/hook" },
+  updateWebhookEndpoint: { description: "x" },
+  sendTestWebhook: { type: "order.created" },
+  createOrder: {
+    items: [{ productId: "prd_x", amount: 1 }],
+    customer: { name: "Ana", phone: "+5215512345678" },
+    paymentMethod: { name: "Cash" },
+  },
+  updateOrderStatus: { orderStatus: "accepted" },
+  payOrder: { paymentMethod: { name: "Cash" } },
+};
+
+const scoped = (Object.keys(OPERATIONS) as OperationName[]).filter(
+  (name) => OPERATIONS[name].scopes.length > 0,
+);
+
+let noScopeKey: string;
+let noScopeActor: Actor;
+
+beforeAll(async () => {
+  const developer = await createDeveloper();
+  const user = await bootstrapUserWithKey(developer.key);
+  const db = await dbReady();
+  await db.update(apiKeys).set({ scopes: [] }).where(eq(apiKeys.accountId, user.userId));
+  noScopeKey = user.userKey;
+  const { authenticateKey } = await import("@/server/accounts/actors");
+  noScopeActor = await authenticateKey(db, noScopeKey);
+});
+
+describe("the operations table", () => {
+  it("every operation has its service in this test, and every keyed /v1 route names an operation", () => {
+    expect(Object.keys(SERVICE_CALLS).sort()).toEqual(Object.keys(OPERATIONS).sort());
+    for (const route of API_ROUTES.filter((r) => r.auth === "key")) {
+      expect(Object.keys(OPERATIONS), route.operationId).toContain(route.operationId);
+    }
+  });
+
+  it.each(scoped)("%s: the service refuses a caller without its scope", async (name) => {
+    const ctx = await contextWith(noScopeActor);
+    const refusal = await SERVICE_CALLS[name](ctx).then(
+      () => null,
+      (error: AppError) => error,
+    );
+    expect(refusal?.code).toBe("insufficient_scope");
+    expect(refusal?.options.requiredScopes).toEqual([...OPERATIONS[name].scopes]);
+    expect(refusal?.options.heldScopes).toEqual([]);
+  });
+
+  it.each(scoped)("%s: no actor at all is 401 missing_authorization", async (name) => {
+    await expect(SERVICE_CALLS[name](await contextWith(null))).rejects.toMatchObject({
+      code: "missing_authorization",
+    });
+  });
+
+  const restScoped = API_ROUTES.filter((route) => scoped.includes(route.operationId as OperationName));
+  it.each(restScoped.map((route) => [route.operationId, route] as const))(
+    "%s over /v1: 403 insufficient_scope with requiredScopes and heldScopes",
+    async (name, route) => {
+      const path = route.path.replace(/\{(\w+)\}/g, (_, param: string) => `${param}_x`);
+      const body = VALID_BODIES[name as OperationName];
+      const res = await call(route.method, path, { key: noScopeKey, body });
+      expect(res.status, res.text).toBe(403);
+      const { error } = ErrorEnvelope.parse(res.body);
+      expect(error.code).toBe("insufficient_scope");
+      expect(error.requiredScopes).toEqual([...OPERATIONS[name as OperationName].scopes]);
+      expect(error.heldScopes).toEqual([]);
+    },
+  );
+
+  it("an operation closed to a door refuses it whatever the scopes: bootstrapUser is never reachable over OAuth", async () => {
+    const developer = await createDeveloper();
+    const { authenticateKey } = await import("@/server/accounts/actors");
+    const keyActor = await authenticateKey(await dbReady(), developer.key);
+    const oauthActor: Actor = {
+      ...keyActor,
+      via: {
+        type: "oauth",
+        clientId: "client_x",
+        tokenId: "tok_x",
+        key: keyActor.via.type === "api_key" ? keyActor.via.key : (null as never),
+      },
+    };
+    await expect(
+      bootstrapUser(await contextWith(oauthActor), { email: "x@example.com", language: "es" }),
+    ).rejects.toMatchObject({ code: "insufficient_scope" });
+    const sessionActor: Actor = { ...keyActor, via: { type: "session", sessionId: "ses_x" } };
+    await expect(getMe(await contextWith(sessionActor))).rejects.toMatchObject({
+      code: "insufficient_scope",
+    });
+  });
+
+  it("the OpenAPI document lists each operation's scopes from the same table", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body as {
+      paths: Record<
+        string,
+        Record<string, { operationId: string; security: Array<Record<string, string[]>> }>
+      >;
+    };
+    const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+    const patch = operations.find((op) => op.operationId === "updateStorefront");
+    expect(patch?.security).toEqual([{ bearerAuth: ["catalog:write"] }, { apiKeyHeader: ["catalog:write"] }]);
+    const webhooks = operations.find((op) => op.operationId === "createWebhookEndpoint");
+    expect(webhooks?.security[0]?.bearerAuth).toEqual(["developer:webhooks", "developer:bootstrap"]);
+  });
+});

@@ -1,0 +1,212 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { dbReady } from "@/server/db/client";
+import { ProductManifest } from "@/server/products/schema";
+import { createProduct } from "@/server/products/service";
+import {
+  asAdapter,
+  contextWith,
+  oauthContextFor,
+  serviceContextFor,
+  sessionContextFor,
+} from "@/server/testing/context";
+import { CreateStorefrontInput, UpdateStorefrontInput } from "./schema";
+import {
+  createStorefront,
+  deleteStorefront,
+  getPublishedStorefrontBySlug,
+  getStorefront,
+  listStorefronts,
+  publishStorefront,
+  updateStorefront,
+} from "./service";
+import { createMerchant } from "./testing";
+
+// Storefront services called directly, as every door calls them (docs/architecture.md, "Services"): the same
+// rules hold for an API key, a dashboard session and an OAuth-connected app.
+
+const input = (body: Record<string, unknown> = {}) =>
+  CreateStorefrontInput.parse({ name: "Panadería Doña Ana", currency: "MXN", ...body });
+
+describe("storefront services, whatever the door", () => {
+  it.each(["api_key", "session", "oauth"] as const)(
+    "%s: creates, reads, deep-merges a patch and lists, answering bare DTOs",
+    async (via) => {
+      const merchant = await createMerchant({ plan: "PRO", verified: true });
+      const ctx =
+        via === "api_key"
+          ? await serviceContextFor(merchant.userKey)
+          : via === "session"
+            ? await sessionContextFor(merchant.userId)
+            : await oauthContextFor(merchant.userKey);
+      expect(ctx.actor?.via.type).toBe(via);
+      const created = await createStorefront(
+        ctx,
+        input({ branding: { logoUrl: "https://cdn.example.com/logo.png", font: "Inter" } }),
+      );
+      expect(created.storefront.id).toMatch(/^stf_/);
+      expect(created.products).toEqual([]);
+      const id = created.storefront.id;
+      expect(await getStorefront(ctx, { storefrontId: id })).toEqual(created.storefront);
+
+      const patched = await updateStorefront(ctx, {
+        storefrontId: id,
+        patch: UpdateStorefrontInput.parse({ branding: { font: "Lora" }, categories: [{ name: "Pan" }] }),
+      });
+      // PATCH rules 1 and 2: nested objects merge, arrays replace.
+      expect(patched.branding).toMatchObject({ logoUrl: "https://cdn.example.com/logo.png", font: "Lora" });
+      expect(patched.categories).toEqual([{ name: "Pan", position: null }]);
+      const page = await listStorefronts(ctx, { limit: 20 });
+      expect(page.data.map((s) => s.id)).toEqual([id]);
+      expect(page.nextCursor).toBeNull();
+    },
+  );
+
+  it("another account's storefront is not found for every door, and a deleted one is gone (410)", async () => {
+    const owner = await createMerchant({ plan: "PRO", verified: true });
+    const stranger = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(owner.userKey);
+    const { storefront } = await createStorefront(ctx, input());
+    for (const other of [
+      await serviceContextFor(stranger.userKey),
+      await sessionContextFor(stranger.userId),
+    ]) {
+      await expect(getStorefront(other, { storefrontId: storefront.id })).rejects.toMatchObject({
+        code: "storefront_not_found",
+      });
+    }
+    await deleteStorefront(ctx, { storefrontId: storefront.id });
+    await expect(getStorefront(ctx, { storefrontId: storefront.id })).rejects.toMatchObject({
+      code: "storefront_deleted",
+    });
+  });
+
+  it("expectedUpdatedAt: the read one applies; a stale or unreadable one is storefront_conflict and writes nothing", async () => {
+    const merchant = await createMerchant();
+    const ctx = await sessionContextFor(merchant.userId);
+    const { storefront } = await createStorefront(ctx, input());
+    const renamed = await updateStorefront(ctx, {
+      storefrontId: storefront.id,
+      patch: { name: "Uno" },
+      expectedUpdatedAt: storefront.updatedAt,
+    });
+    expect(renamed.name).toBe("Uno");
+    for (const stale of [storefront.updatedAt, "yesterday"]) {
+      await expect(
+        updateStorefront(ctx, {
+          storefrontId: storefront.id,
+          patch: { name: "Dos" },
+          expectedUpdatedAt: stale,
+        }),
+      ).rejects.toMatchObject({ code: "storefront_conflict" });
+    }
+    expect((await getStorefront(ctx, { storefrontId: storefront.id })).name).toBe("Uno");
+  });
+
+  it("publishing: a session of an unverified account lacks storefront:publish; a verified PRO session publishes", async () => {
+    const unverified = await createMerchant({ plan: "PRO" });
+    const early = await sessionContextFor(unverified.userId);
+    const { storefront: draft } = await createStorefront(early, input());
+    await expect(publishStorefront(early, { storefrontId: draft.id })).rejects.toMatchObject({
+      code: "insufficient_scope",
+      options: { requiredScopes: ["storefront:publish"] },
+    });
+
+    const verified = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await sessionContextFor(verified.userId);
+    const { storefront } = await createStorefront(ctx, input({ name: "Café Río" }));
+    const published = await publishStorefront(ctx, { storefrontId: storefront.id });
+    expect(published.published).toBe(true);
+    expect(published.slug).toMatch(/^cafe-rio/);
+    expect(published._links.publicUrl).toBe(`http://localhost:3000/s/${published.slug}`);
+  });
+
+  it("a verified session that has not accepted the current terms can read but not write (tos_not_accepted)", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const { storefront } = await createStorefront(await serviceContextFor(merchant.userKey), input());
+    const db = await dbReady();
+    await db.execute(
+      sql`update accounts set tos_accepted_version = '2020-01-01' where id = ${merchant.userId}`,
+    );
+    const ctx = await sessionContextFor(merchant.userId);
+    expect((await getStorefront(ctx, { storefrontId: storefront.id })).id).toBe(storefront.id);
+    const refusal = await updateStorefront(ctx, { storefrontId: storefront.id, patch: { name: "x" } }).catch(
+      (error: unknown) => error,
+    );
+    expect(refusal).toMatchObject({ code: "tos_not_accepted" });
+    // The next action names the operation; REST renders it as a /v1 URL (server/http/envelope.ts).
+    expect((refusal as { options: { nextActions: unknown[] } }).options.nextActions).toEqual([
+      expect.objectContaining({ operation: "acceptTerms" }),
+    ]);
+  });
+
+  it("slug_taken answers only the slug's unique index; another unique violation is not reported as one", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(merchant.userKey);
+    await createStorefront(ctx, input({ name: "A", slug: "pan-de-muerto" }));
+    await expect(createStorefront(ctx, input({ name: "B", slug: "pan-de-muerto" }))).rejects.toMatchObject({
+      code: "slug_taken",
+      options: { param: "slug" },
+    });
+    // A unique index of another column on this test's own database: its violation is a bug, not a taken slug.
+    const db = await dbReady();
+    const name = `unique-${Date.now()}`;
+    await db.execute(
+      sql.raw(
+        `create unique index test_only_storefront_name_uq on storefronts (name) where name like 'unique-%'`,
+      ),
+    );
+    try {
+      await createStorefront(ctx, input({ name }));
+      const error = await createStorefront(ctx, input({ name })).catch((e: unknown) => e);
+      expect(error).not.toMatchObject({ code: "slug_taken" });
+      expect(String((error as { cause?: unknown }).cause ?? error)).toMatch(/test_only_storefront_name_uq/);
+    } finally {
+      await db.execute(sql.raw("drop index test_only_storefront_name_uq"));
+    }
+  });
+});
+
+describe("the public storefront read (no actor)", () => {
+  it("answers a published, visible storefront with its visible products in position order; anything else is 404", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(merchant.userKey);
+    const { storefront } = await createStorefront(ctx, input({ name: "Tacos Públicos" }));
+    for (const [title, position, hide] of [
+      ["Tercero", 3, false],
+      ["Oculto", 1, true],
+      ["Primero", 1, false],
+      ["Sin posición", null, false],
+    ] as const) {
+      await asAdapter(ctx, (c) =>
+        createProduct(c, {
+          storefrontId: storefront.id,
+          product: ProductManifest.parse({ title, price: 10, position, hide }),
+        }),
+      );
+    }
+    const visitor = await contextWith(null);
+    // Not published yet: a customer cannot tell it exists.
+    await expect(getPublishedStorefrontBySlug(visitor, { slug: "tacos-publicos" })).rejects.toMatchObject({
+      code: "storefront_not_found",
+    });
+    const published = await publishStorefront(ctx, { storefrontId: storefront.id });
+    const page = await getPublishedStorefrontBySlug(visitor, { slug: published.slug ?? "" });
+    expect(page.storefront.id).toBe(storefront.id);
+    expect(page.products.map((p) => p.title)).toEqual(["Primero", "Tercero", "Sin posición"]);
+
+    await updateStorefront(ctx, { storefrontId: storefront.id, patch: { hidden: true } });
+    await expect(getPublishedStorefrontBySlug(visitor, { slug: published.slug ?? "" })).rejects.toMatchObject(
+      {
+        code: "storefront_not_found",
+      },
+    );
+    await updateStorefront(ctx, { storefrontId: storefront.id, patch: { hidden: false } });
+    await deleteStorefront(ctx, { storefrontId: storefront.id });
+    await expect(getPublishedStorefrontBySlug(visitor, { slug: published.slug ?? "" })).rejects.toMatchObject(
+      {
+        code: "storefront_not_found",
+      },
+    );
+  });
+});

@@ -1,0 +1,136 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { acceptCurrentTerms } from "@/server/accounts/cancellation";
+import { currentTerms } from "@/server/accounts/terms";
+import { createDeveloper } from "@/server/accounts/testing";
+import { dbReady } from "@/server/db/client";
+import { createMerchant } from "@/server/storefronts/testing";
+import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
+import { CreateWebhookEndpointInput } from "./schema";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  MAX_ENDPOINTS_PER_ACCOUNT,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./service";
+import { webhookDeliveries } from "./tables";
+
+// Webhook endpoint services called directly (docs/webhooks.md, "Endpoints"): developer endpoints for holders
+// of a webhook scope (a developer key, or the dashboard of an account that holds one), merchant endpoints for
+// the account's own orders.
+
+const endpoint = (body: Record<string, unknown> = {}) =>
+  CreateWebhookEndpointInput.parse({ url: "https://hooks.example.com/marea", ...body });
+
+async function developerSession(accountId: string) {
+  // An operator-made developer account accepts the terms on its first dashboard sign-in.
+  await acceptCurrentTerms(await sessionContextFor(accountId), { version: currentTerms().version });
+  return sessionContextFor(accountId);
+}
+
+describe("webhook endpoint services", () => {
+  it("a developer key and its account's dashboard session manage the same developer endpoints", async () => {
+    const developer = await createDeveloper();
+    const key = await serviceContextFor(developer.key);
+    const session = await developerSession(developer.accountId);
+    expect(session.actor?.scopes).toContain("developer:webhooks");
+    const created = await createEndpoint(key, { endpoint: endpoint() });
+    expect(created.signingSecret).toMatch(/^[0-9a-f]{64}$/);
+    // The secret is shown once: reads never carry it.
+    const read = await getEndpoint(session, { endpointId: created.endpointId });
+    expect(read).not.toHaveProperty("signingSecret");
+    expect(read.endpointId).toBe(created.endpointId);
+    const paused = await updateEndpoint(session, {
+      endpointId: created.endpointId,
+      patch: { enabled: false },
+    });
+    expect(paused.enabled).toBe(false);
+    const rotated = await rotateSigningSecret(session, { endpointId: created.endpointId });
+    expect(rotated.signingSecretVersion).toBe(2);
+    expect(rotated.signingSecret).not.toBe(created.signingSecret);
+    expect((await listEndpoints(key, { limit: 20 })).data.map((e) => e.endpointId)).toEqual([
+      created.endpointId,
+    ]);
+  });
+
+  it("a merchant's session (no developer key) cannot touch developer endpoints but owns merchant ones", async () => {
+    const merchant = await createMerchant({ verified: true });
+    const ctx = await sessionContextFor(merchant.userId);
+    await expect(createEndpoint(ctx, { endpoint: endpoint() })).rejects.toMatchObject({
+      code: "insufficient_scope",
+      options: { requiredScopes: ["developer:webhooks", "developer:bootstrap"] },
+    });
+    const own = await createEndpoint(ctx, { scope: "merchant", endpoint: endpoint() });
+    expect(own).toMatchObject({
+      scope: "merchant",
+      subscribedEvents: ["order.created", "order.status_updated", "order.paid"],
+    });
+    // A merchant endpoint is invisible as a developer endpoint, and the other way round (404, never 403).
+    const developer = await createDeveloper();
+    await expect(
+      getEndpoint(await serviceContextFor(developer.key), { endpointId: own.endpointId }),
+    ).rejects.toMatchObject({ code: "webhook_endpoint_not_found" });
+    await expect(
+      sendTestEvent(ctx, { scope: "merchant", endpointId: own.endpointId, type: "user.verified" }),
+    ).rejects.toMatchObject({ code: "invalid_request", options: { param: "type" } });
+  });
+
+  it("another account's endpoint is not found for every operation", async () => {
+    const owner = await createDeveloper();
+    const stranger = await serviceContextFor((await createDeveloper()).key);
+    const { endpointId } = await createEndpoint(await serviceContextFor(owner.key), { endpoint: endpoint() });
+    for (const attempt of [
+      () => getEndpoint(stranger, { endpointId }),
+      () => updateEndpoint(stranger, { endpointId, patch: { description: "mine now" } }),
+      () => rotateSigningSecret(stranger, { endpointId }),
+      () => listDeliveries(stranger, { endpointId }),
+      () => sendTestEvent(stranger, { endpointId, type: "order.created" }),
+      () => deleteEndpoint(stranger, { endpointId }),
+    ]) {
+      await expect(attempt()).rejects.toMatchObject({ code: "webhook_endpoint_not_found" });
+    }
+    expect((await getEndpoint(await serviceContextFor(owner.key), { endpointId })).description).toBe("");
+  });
+
+  it("16 endpoints per account across both scopes; the 17th is webhook_endpoint_limit_reached", async () => {
+    const developer = await createDeveloper();
+    const key = await serviceContextFor(developer.key);
+    const session = await developerSession(developer.accountId);
+    for (let i = 0; i < MAX_ENDPOINTS_PER_ACCOUNT; i++) {
+      const scope = i % 2 === 0 ? "developer" : "merchant";
+      await createEndpoint(scope === "developer" ? key : session, {
+        scope,
+        endpoint: endpoint({ description: `#${i}` }),
+      });
+    }
+    await expect(createEndpoint(session, { scope: "merchant", endpoint: endpoint() })).rejects.toMatchObject({
+      code: "webhook_endpoint_limit_reached",
+    });
+  });
+
+  it("a test event is written as a delivery of that endpoint only; a paused endpoint refuses it and gets no row", async () => {
+    const developer = await createDeveloper();
+    const ctx = await serviceContextFor(developer.key);
+    const first = await createEndpoint(ctx, { endpoint: endpoint() });
+    const second = await createEndpoint(ctx, { endpoint: endpoint() });
+    const { eventId } = await sendTestEvent(ctx, { endpointId: first.endpointId, type: "user.verified" });
+    expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
+    const log = await listDeliveries(ctx, { endpointId: first.endpointId });
+    expect(log.data).toEqual([expect.objectContaining({ eventId, type: "user.verified", test: true })]);
+    expect((await listDeliveries(ctx, { endpointId: second.endpointId })).data).toEqual([]);
+
+    await updateEndpoint(ctx, { endpointId: second.endpointId, patch: { enabled: false } });
+    await expect(
+      sendTestEvent(ctx, { endpointId: second.endpointId, type: "order.paid" }),
+    ).rejects.toMatchObject({ code: "webhook_endpoint_paused" });
+    const db = await dbReady();
+    expect(
+      await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, second.endpointId)),
+    ).toEqual([]);
+  });
+});
