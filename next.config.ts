@@ -5,7 +5,7 @@ import type { NextConfig } from "next";
 const isBenchBuild = process.env.MAREA_BENCH_BUILD === "1";
 
 const nextConfig: NextConfig = {
-  // PGlite ships WASM and data files: keep it out of the bundle, and out of /_next/static (docs/operations.md).
+  // PGlite ships WASM and data files: keep it out of the bundle, and out of /_next/static.
   serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "postgres", "nodemailer"],
   poweredByHeader: false,
   pageExtensions: isBenchBuild ? ["bench.ts", "tsx", "ts"] : ["tsx", "ts"],

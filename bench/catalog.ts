@@ -5,9 +5,10 @@ import type { BenchEnv, BenchRow } from "./env";
 import { type Figures, type LoadOptions, load } from "./lib";
 
 /**
- * Issue 3's benchmark, in the same run as the framework floor: PATCH a storefront (a deep merge), and POST a
- * product with a fresh Idempotency-Key each time, 32 connections for 10 s (PATCH with a key is printed too).
- * Targets: PATCH >= 0.45 of the floor's req/s, product create >= 0.4, p99 of both < 100 ms.
+ * The catalog benchmark (bench/README.md, "Benchmarks": scenarios (d) and (e)), in the same run as the
+ * framework floor: PATCH a storefront (a deep merge), and POST a product with a fresh Idempotency-Key each
+ * time, 32 connections for 10 s (PATCH with a key is printed too). Targets: PATCH >= 0.45 of the floor's
+ * req/s, product create >= 0.4, p99 of both < 100 ms.
  *
  * The load is what many merchants do at once: MERCHANTS accounts, each with its own storefront and key, and
  * every request goes to the next one in turn. (One row hammered by 32 clients measures lock queueing, not the

@@ -11,7 +11,8 @@ import type { BenchEnv, BenchRow } from "./env";
 import { printFigures } from "./lib";
 
 /**
- * Webhook delivery with the in-process engine on PostgreSQL (issue 4, Benchmark).
+ * Webhook delivery with the in-process engine on PostgreSQL (bench/README.md, "Benchmarks": scenarios (w1)
+ * and (w2)).
  *
  * Events are committed from this process exactly as a domain change commits them: `emitEvent` inside a
  * transaction over postgres.js (the outbox row, the delivery row and the NOTIFY commit together). The clock

@@ -86,7 +86,11 @@ export async function startNextServer(extraEnv: Record<string, string> = {}): Pr
   };
 }
 
-/** Debian's Chromium driven by playwright-core (STACK.md: the flags this closed network needs). */
+/**
+ * Debian's Chromium driven by playwright-core (README.md, "The two commands"). The flags run it headless in a
+ * container (no sandbox, no GPU) and keep it from reaching the network on its own (no QUIC, background
+ * networking, component updates or sync).
+ */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

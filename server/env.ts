@@ -26,7 +26,7 @@ const EnvSchema = z.object({
   INNGEST_DEV: z.string().optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().default("0s,30s,5m"),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
-  /** Webhook attempts in flight at once per worker process (docs/webhooks.md). */
+  /** Webhook attempts in flight at once per worker process (docs/webhooks.md, "Configuration"). */
   WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Safety-net poll of the delivery worker; commits wake it at once through LISTEN/NOTIFY. */
   WEBHOOK_WORKER_POLL_MS: z.coerce.number().int().min(10).default(1000),

@@ -282,7 +282,7 @@ export function messageFor(error: AppError, language: Language): string {
   return error.options.detail ? `${base} ${error.options.detail}` : base;
 }
 
-/** The spec's error envelope (docs/api.md, "Errors"): every non-2xx REST answer has exactly this shape. */
+/** The error envelope (docs/api.md, "Errors"): every non-2xx REST answer has exactly this shape. */
 export const ErrorEnvelope = z
   .object({
     error: z.object({

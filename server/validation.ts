@@ -3,7 +3,9 @@ import { AppError, type Language } from "@/server/errors";
 
 const LOCALES = { es: z.locales.es(), en: z.locales.en(), pt: z.locales.pt() } as const;
 
-/** `delivery.ranges[1].fromKm` from a zod path (decisions.md, Errors: `param` is the JSON path). */
+/**
+ * `delivery.ranges[1].fromKm` from a zod path (docs/api.md, "Request pipeline": `param` is the JSON path).
+ */
 export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
   for (const segment of path) {

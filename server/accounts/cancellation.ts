@@ -14,7 +14,10 @@ import { findActiveAccountByEmail, sendVerificationCode } from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
-/** The reasons of `user.cancelled` (docs/webhooks.md, "user.cancelled"). */
+/**
+ * The reasons of `user.cancelled` (docs/webhooks.md, "`data` by type"; causes in docs/api.md, "Account
+ * lifecycle").
+ */
 export type CancelReason =
   | "user_clicked_cancel"
   | "squatting_defense"
@@ -154,7 +157,7 @@ export async function cancelStaleUnverifiedAccounts(db: Db, now: Date): Promise<
 }
 
 /**
- * Job `cleanup-no-tos` (`90d_no_tos`): verified USER accounts (spec, Events: "verified user") that have not
+ * Job `cleanup-no-tos` (`90d_no_tos`): verified USER accounts (docs/api.md, "Terms of service") that have not
  * accepted the current terms 90 days after they were published. The terms bind whom the write gate warns: an
  * account holding a user key (`assertTermsAcceptedForWrite`). A developer account an operator made with
  * `dev-key create` holds developer keys only; its key never saw `tos_not_accepted`, so it is never cancelled

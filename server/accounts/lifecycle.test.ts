@@ -61,7 +61,7 @@ async function setCreatedAt(userId: string, createdAt: Date): Promise<void> {
   await (await dbReady()).update(accounts).set({ createdAt }).where(eq(accounts.id, userId));
 }
 
-// Issue 5, item 1: verification.
+// docs/api.md, "Account lifecycle": verification.
 describe("email verification", () => {
   it("a wrong code is 400 invalid_verification_code; an idempotent retry replays that 400", async () => {
     const user = await bootstrapUser(developer.key);
@@ -139,7 +139,7 @@ describe("email verification", () => {
   });
 });
 
-// Issue 5, item 2: one user.cancelled per cause, with its reason.
+// docs/api.md, "Account lifecycle": one user.cancelled per cause, with its reason.
 describe("cancellation reasons", () => {
   it("squatting_defense: a dashboard sign-up with the email of an unverified bootstrap account takes it over", async () => {
     const email = uniqueEmail("squat");

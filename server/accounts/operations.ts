@@ -3,7 +3,8 @@ import { SCOPES } from "./scopes";
 
 /** Accounts and keys (docs/api.md, "Accounts and keys"). */
 export const ACCOUNT_OPERATIONS = {
-  // A developer key bootstraps accounts; never an OAuth grant, whatever its scopes (docs/mcp.md).
+  // A developer key bootstraps accounts; never an OAuth grant, whatever its scopes (docs/architecture.md,
+  // "Operations").
   bootstrapUser: { scopes: [SCOPES.developerBootstrap], access: "write", via: ["api_key"] },
   issueUserKey: { scopes: [SCOPES.developerIssueUserKey], access: "write", via: ["api_key", "session"] },
   // The key's own identity and budget: a session has no key.

@@ -2,7 +2,7 @@ import { env } from "@/server/env";
 import type { Upgrade } from "@/server/errors";
 import type { Plan, PlanLimits } from "./schema";
 
-/** decisions.md, Plans. */
+/** Plans and their limits (docs/api.md, "Accounts and keys" and "Plan limits"). */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   FREE_NEW: { storefronts: 1, products: 2_000, publishable: false },
   FREE_OLD: { storefronts: 3, products: 2_000, publishable: false },
@@ -13,7 +13,7 @@ export function upgradeUrl(): string {
   return `${env().APP_URL}/dashboard/billing?plan=PRO`;
 }
 
-/** The `upgrade` object of a 402 (spec, Errors rule 2). */
+/** The `upgrade` object of a 402 (docs/api.md, "Plan limits"). */
 export function upgradeFor(currentPlan: Plan): Upgrade {
   return { currentPlan, requiredPlan: "PRO", upgradeUrl: upgradeUrl() };
 }

@@ -4,7 +4,7 @@ import { listOutbox } from "@/server/mail/service";
 import { call } from "@/server/testing/api";
 import { createDeveloper, uniqueEmail } from "./testing";
 
-// decisions.md, Operations 1-3 and Bodies.
+// docs/api.md, "Accounts and keys": POST /v1/users, POST /v1/users/{userId}/keys, GET /v1/me.
 describe("POST /v1/users (bootstrap)", () => {
   it("creates an unverified FREE_NEW account remembering its developer key, with a user key of the bootstrap scopes", async () => {
     const dev = await createDeveloper();

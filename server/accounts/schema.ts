@@ -4,7 +4,7 @@ export const Language = z.enum(["es", "en", "pt"]);
 export const Plan = z.enum(["FREE_NEW", "FREE_OLD", "PRO"]);
 export type Plan = z.infer<typeof Plan>;
 
-/** POST /v1/users (decisions.md, Bodies). */
+/** POST /v1/users (docs/api.md, "Accounts and keys"). */
 export const BootstrapUserInput = z
   .strictObject({
     email: z.email().max(254),

@@ -1,4 +1,4 @@
-/** The eight scopes of the spec, plus `developer:webhooks` (spec, Authentication; decisions.md, Accounts). */
+/** The scopes of API keys (docs/api.md, "Authentication"). */
 export const SCOPES = {
   developerBootstrap: "developer:bootstrap",
   developerRead: "developer:read",

@@ -6,7 +6,7 @@ const timestamps = {
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
 };
 
-/** A person with an email: merchant, developer partner, or both (decisions.md, Accounts). */
+/** A person with an email: merchant, developer partner, or both (docs/api.md, "Accounts and keys"). */
 export const accounts = pgTable(
   "accounts",
   {

@@ -4,9 +4,10 @@ import { env } from "@/server/env";
 import { randomBase62, safeEqual } from "@/server/lib/crypto";
 
 /**
- * How a CLI reaches a running server that holds the embedded database (decisions.md, Command line): the server
- * writes its loopback port and a random token into `.data/admin.json` (mode 0600); the CLI posts its argv to
- * /api/admin/cli with that token. Only used with PGlite: with PostgreSQL the CLI connects itself.
+ * How a CLI reaches a running server that holds the embedded database (docs/operations.md, "The command line
+ * beside a running server"): the server writes its loopback port and a random token into `.data/admin.json`
+ * (mode 0600); the CLI posts its argv to /api/admin/cli with that token. Only used with PGlite: with
+ * PostgreSQL the CLI connects itself.
  */
 export type AdminChannel = { pid: number; port: number; token: string };
 

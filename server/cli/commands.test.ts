@@ -4,7 +4,7 @@ import { dbReady } from "@/server/db/client";
 import { call } from "@/server/testing/api";
 import { runCommand } from "./commands";
 
-// decisions.md, Command line: each command returns one JSON object.
+// README.md, "Command line": each command returns one JSON object.
 describe("cli commands", () => {
   it("dev-key create makes a working developer key with its daily budget and rpm", async () => {
     const db = await dbReady();

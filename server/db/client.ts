@@ -21,7 +21,7 @@ type DbState = {
 };
 
 // One instance per process, kept on globalThis so Next's module re-evaluation never opens a second
-// PGlite on the same folder (STACK.md: PGlite has no lock between processes).
+// PGlite on the same folder (docs/operations.md, "Running": one process per embedded database folder).
 const holder = globalThis as unknown as { __mareaDb?: DbState };
 
 export function databaseKind(): "postgres" | "pglite" {

@@ -2,7 +2,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db } from "@/server/db/client";
 
 /**
- * Transactions (docs/operations.md, "Transactions and savepoints"). `inTransaction` runs `work` in a
+ * Transactions (docs/architecture.md, "Transactions and savepoints"). `inTransaction` runs `work` in a
  * transaction, or JOINS the caller's when `db` already is one: the /v1 pipeline wraps an Idempotency-Key
  * request in a transaction, and the work must commit with its stored response, all or nothing. Use it for a
  * change of several rows. `inSavepoint` always opens a nested unit (a savepoint inside a transaction): for a

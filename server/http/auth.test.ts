@@ -6,7 +6,8 @@ import { ErrorEnvelope } from "@/server/errors";
 import { call } from "@/server/testing/api";
 import { operatorContext } from "@/server/testing/context";
 
-// Spec, Authentication: Bearer and X-API-Key; missing -> auth/missing_authorization; only a hash is stored.
+// docs/api.md, "Authentication": Bearer and X-API-Key; missing -> auth/missing_authorization; only a hash is
+// stored.
 describe("authentication", () => {
   it("missing credentials: 401 type auth, code missing_authorization", async () => {
     const res = await call("GET", "/v1/me");
@@ -72,7 +73,7 @@ describe("authentication", () => {
   });
 });
 
-// Spec, Authentication: scope failures carry requiredScopes and heldScopes (any-of).
+// docs/api.md, "Authentication": scope failures carry requiredScopes and heldScopes (any-of).
 describe("scope check", () => {
   it("a user key calling bootstrap: 403 insufficient_scope with requiredScopes and heldScopes", async () => {
     const dev = await createDeveloper();

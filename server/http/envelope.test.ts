@@ -22,7 +22,7 @@ function expectEnvelope(
   return error;
 }
 
-// Spec, Errors: every non-2xx uses the envelope with every required field; X-Request-Id equals requestId.
+// docs/api.md, "Errors": every non-2xx uses the envelope with every field; X-Request-Id equals requestId.
 describe("error envelope on every error path", () => {
   it("404 route_not_found for an unknown /v1 path", async () => {
     const error = expectEnvelope(await call("GET", "/v1/nope"), 404, "route_not_found");
@@ -166,7 +166,7 @@ describe("error envelope on every error path", () => {
   });
 });
 
-// decisions.md, Errors: messages in es, en and pt chosen by Accept-Language (default en).
+// docs/api.md, "Errors": messages in es, en and pt chosen by Accept-Language (default en).
 describe("localized messages", () => {
   it("the same error reads differently in es, en and pt; unknown languages fall back to en", async () => {
     const messages: Record<string, string> = {};
@@ -212,7 +212,8 @@ describe("openapi.json", () => {
   });
 });
 
-// decisions.md: /healthz 503 when the database is down; the API answers 503 service_unavailable, recoverable.
+// docs/operations.md, "Health": /healthz 503 when the database is down; the API answers 503
+// service_unavailable, recoverable.
 describe("database down", () => {
   it("healthz and /v1 answer 503 while the database is unreachable, and recover when it is back", async () => {
     const db = await dbReady();

@@ -12,7 +12,7 @@ async function accountsWithEmail(email: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-// decisions.md, Idempotency; spec, Authentication (Idempotency-Key).
+// docs/api.md, "Idempotency".
 describe("idempotency", () => {
   it("a retried 201 is replayed: same status, body and request id, Idempotent-Replayed, written once", async () => {
     const dev = await createDeveloper();

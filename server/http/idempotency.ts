@@ -8,7 +8,7 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
 import { idempotencyKeys } from "./tables";
 
-/** decisions.md, Idempotency: kept 24 hours; keys up to 255 characters. */
+/** docs/api.md, "Idempotency": kept 24 hours; keys up to 255 characters. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** An in-progress claim whose process died is taken over after this long. */

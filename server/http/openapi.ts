@@ -21,7 +21,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /**
  * The OpenAPI 3.1 document (version 1.0.0), generated from the same zod schemas that validate requests, so
- * the description can never drift from what the API accepts (spec, Versioning).
+ * the description can never drift from what the API accepts (docs/api.md, "Versioning").
  */
 export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
   const paths: ZodOpenApiPathsObject = {};

@@ -20,7 +20,7 @@ import {
 import { authenticateAndCount } from "./rate-limit";
 import type { AnyRoute, Reply } from "./route";
 
-/** Spec, Limits / decisions.md: bodies over 1 MiB get 413 before they are parsed. */
+/** Bodies over 1 MiB get 413 before they are parsed (docs/api.md, "Request pipeline"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 type RequestState = {
@@ -45,9 +45,10 @@ export function newRequestState(request: Request, now: () => Date = () => new Da
 }
 
 /**
- * The ONE /v1 pipeline, in this order: authentication -> rate limiting -> body size -> JSON parse -> zod
- * validation -> scope check (and, for writes, the account's terms of service) -> idempotency -> the service call -> the envelope. Errors at any step become the
- * spec's envelope; an unexpected exception is a 500 logged with the request id, a lost database a 503.
+ * The ONE /v1 pipeline (docs/api.md, "Request pipeline"), in this order: authentication -> rate limiting ->
+ * body size -> JSON parse -> zod validation -> scope check (and, for writes, the account's terms of service) ->
+ * idempotency -> the service call -> the envelope. Errors at any step become the error envelope (docs/api.md,
+ * "Errors"); an unexpected exception is a 500 logged with the request id, a lost database a 503.
  */
 export async function runPipeline(
   route: AnyRoute,
@@ -180,7 +181,7 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
 }
 
 /**
- * decisions.md, Idempotency: the stored success commits with the write (in the same transaction, or in the
+ * docs/api.md, "Idempotency": the stored success commits with the write (in the same transaction, or in the
  * write's own statement for `oneStatement` operations); a 4xx is stored after the write rolled back; a 5xx
  * releases the claim so a retry runs again.
  */

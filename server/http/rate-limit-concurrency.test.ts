@@ -14,7 +14,7 @@ async function awayFromMinuteEdge(): Promise<void> {
   if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
 }
 
-// Spec, Limits: counting is atomic per key, across every server process sharing the database.
+// docs/api.md, "Rate limits": counting is atomic per key, across every server process sharing the database.
 describe("rate limit under concurrency", () => {
   it("100 concurrent requests for one key admit exactly 60", async () => {
     await awayFromMinuteEdge();

@@ -29,7 +29,7 @@ async function awayFromMinuteEdge(): Promise<void> {
   if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
 }
 
-// Spec, Limits: rate-limit mechanics 1-6.
+// docs/api.md, "Rate limits": per-key buckets, counting, headers, Retry-After, fail open, day lock-out.
 describe("rate limits", () => {
   it("rule 4: every authenticated response carries X-RateLimit-Limit, -Remaining and -Reset", async () => {
     await awayFromMinuteEdge();

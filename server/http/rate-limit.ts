@@ -39,7 +39,7 @@ const counting = new GroupCommit<PendingCount, CountedRow | undefined>(
 );
 
 /**
- * Authenticates the key AND counts the request, before the handler runs (spec, Rate-limit mechanics 1-6): the
+ * Authenticates the key AND counts the request, before the handler runs (docs/api.md, "Rate limits"): the
  * key is looked up by its SHA-256; only a valid key of a live account is counted; the day bucket only counts
  * requests the minute bucket admitted, so a burst of 429s does not burn the daily budget. Requests arriving
  * together share one atomic statement, with the same outcome as counting them one by one in
@@ -62,7 +62,7 @@ export async function authenticateAndCount(
     });
   } catch (error) {
     if (isDatabaseUnavailable(error)) throw error;
-    // Spec, Rate-limit mechanics 3: the request proceeds without increment and without 429.
+    // docs/api.md, "Rate limits": the counter store failed; the request proceeds uncounted, without 429.
     log("warn", "rate limit store failed; failing open", { error: String(error) });
     const actor = await authenticateKey(db, rawKey);
     const key = keyOf(actor);
@@ -188,7 +188,7 @@ function rateLimitError(
 ): AppError {
   const isMinute = bucket === "rpm_exceeded";
   return new AppError("rate_limit_exceeded", {
-    // Spec, Errors rule 3: the bucket name appears inside `message` only, never as `code`.
+    // docs/api.md, "Rate limits": the bucket name appears inside `message` only, never as `code`.
     message: {
       en: isMinute
         ? `Too many requests for this API key (rpm_exceeded): the per-minute limit is used up. Retry after ${retryAfterSeconds} s.`

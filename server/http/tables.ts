@@ -16,7 +16,7 @@ export const rateLimitCounters = pgTable(
   ],
 );
 
-/** Idempotency records, scoped to (API key, Idempotency-Key), kept 24 h (decisions.md, Idempotency). */
+/** Idempotency records, scoped to (API key, Idempotency-Key), kept 24 h (docs/api.md, "Idempotency"). */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newId, newWebhookEndpointId } from "./ids";
 
-// decisions.md, Identifiers.
+// docs/api.md, "Identifiers".
 describe("ids", () => {
   it("are a prefix plus a lowercase ULID, unique, and sort in creation order within one millisecond", () => {
     const ids = Array.from({ length: 5000 }, () => newId("stf"));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { IdPrefix } from "@/server/lib/ids";
 
-/** The query of every list (decisions.md, Bodies): `limit` 1-100, default 20; an opaque `cursor`. */
+/** The query of every list (docs/api.md, "Lists"): `limit` 1-100, default 20; an opaque `cursor`. */
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z
@@ -13,9 +13,9 @@ export const ListQuery = z.strictObject({
 export type ListQuery = z.infer<typeof ListQuery>;
 
 /**
- * List pagination (decisions.md, Bodies): `{data, nextCursor}` ordered by id. The cursor is opaque: base64url of
- * `{"v":1,"after":"<id>"}`. A cursor that cannot be decoded (garbage, another version, another resource's id)
- * restarts the list at page one instead of failing, as the spec says of cursors issued before a change.
+ * List pagination (docs/api.md, "Lists"): `{data, nextCursor}` ordered by id. The cursor is opaque: base64url
+ * of `{"v":1,"after":"<id>"}`. A cursor that cannot be decoded (garbage, another version, another resource's
+ * id, one issued before a change of format) restarts the list at page one instead of failing.
  */
 const CURSOR_VERSION = 1;
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { decryptSecret, encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import { setTestEnv } from "@/server/webhooks/testing";
 
-// decisions.md, Configuration: SECRETS_KEY encrypts signing secrets at rest; unset, a key is generated once.
+// docs/operations.md, "Data at rest": SECRETS_KEY encrypts signing secrets at rest; unset, a key is generated
+// once.
 const originalDataDir = process.env.DATA_DIR;
 afterAll(() => setTestEnv({ DATA_DIR: originalDataDir, SECRETS_KEY: undefined }));
 

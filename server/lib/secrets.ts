@@ -5,7 +5,7 @@ import { env } from "@/server/env";
 
 /**
  * Secrets at rest (webhook signing secrets, stored idempotent responses) are encrypted with AES-256-GCM
- * (decisions.md, Configuration: SECRETS_KEY).
+ * (docs/operations.md, "Data at rest"; SECRETS_KEY in docs/webhooks.md, "Configuration").
  *
  * The key: SECRETS_KEY when set (64 hex characters or base64 of 32 bytes are used as is; any other string is
  * hashed with SHA-256 into 32 bytes), else 32 random bytes generated ONCE into `${DATA_DIR}/secrets.key`
@@ -55,7 +55,7 @@ function secretsKey(): Buffer {
   return key;
 }
 
-/** A new signing secret: 32 random bytes as 64 lowercase hex characters (spec, Webhook endpoint). */
+/** A new signing secret: 32 random bytes as 64 lowercase hex characters (docs/api.md, "Identifiers"). */
 export function newSigningSecret(): string {
   return randomBytes(32).toString("hex");
 }

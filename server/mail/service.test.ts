@@ -18,7 +18,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-// Issue 2, item 7: bootstrap mails the verification code through nodemailer when SMTP_URL is set.
+// docs/operations.md, "Mail": bootstrap mails the verification code through nodemailer when SMTP_URL is set.
 describe("mail through SMTP", () => {
   it("bootstrap's verification code reaches a real SMTP server, and the outbox row is marked sent", async () => {
     const dev = await createDeveloper();

@@ -20,7 +20,7 @@ const ALL_EVENTS = ["user.verified", "user.cancelled", "order.created", "order.s
 const Timestamp = z.iso.datetime({ offset: true });
 const CustomStatus = z.strictObject({ id: z.string(), label: z.string() });
 
-// Spec, Events: data shapes, field by field (strict: no missing and no extra keys).
+// docs/webhooks.md, "`data` by type": field by field (strict: no missing and no extra keys).
 const OrderCreatedData = z.strictObject({
   orderId: z.string().regex(/^ord_/),
   publicOrderId: z.number().int(),
@@ -148,7 +148,7 @@ describe("user.verified fires from a real verification", () => {
 });
 
 describe("order events fire from real orders", () => {
-  it("order.created, order.status_updated and order.paid reach the developer with the spec's exact data", async () => {
+  it("order.created, order.status_updated and order.paid reach the developer with exactly the documented data", async () => {
     const user = await verifiedMerchant();
     const { storefrontId, productId } = await createStorefrontWithProduct(user.userKey, {
       title: "Taco al pastor",

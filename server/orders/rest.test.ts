@@ -17,7 +17,7 @@ async function stockOf(productId: string): Promise<number | null | undefined> {
   return row?.stock;
 }
 
-// decisions.md, Orders; issue 5 item 3.
+// docs/api.md, "Orders".
 describe("orders", () => {
   it("stock never goes negative: 20 concurrent orders for the last 5 items place exactly 5", async () => {
     const merchant = await createMerchant();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** decisions.md, Orders. */
+/** The order statuses and their transitions (docs/api.md, "Orders"). */
 export const ORDER_STATUSES = [
   "pending",
   "accepted",

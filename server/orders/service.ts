@@ -80,7 +80,7 @@ function money(value: number): number {
 
 /**
  * The status customers see: the merchant's custom one, or the order status's own name in the storefront's
- * language. Events always carry an object (spec, Events: `customStatus` is `{id, label}`).
+ * language. Events always carry an object (docs/api.md, "Orders": `customStatus` is `{id, label}`).
  */
 function effectiveCustomStatus(row: OrderRow, language: string): CustomStatus {
   const custom = row.customStatus as CustomStatus | null;
@@ -89,7 +89,9 @@ function effectiveCustomStatus(row: OrderRow, language: string): CustomStatus {
   return { id: status, label: (STATUS_LABELS[language] ?? STATUS_LABELS.en)?.[status] ?? status };
 }
 
-/** `data` of order.created (and the base of order.paid), exactly the spec's fields. */
+/**
+ * `data` of order.created (the base of order.paid), exactly its fields (docs/webhooks.md, "`data` by type").
+ */
 function orderEventData(row: OrderRow, language: string) {
   const dto = toOrderDto(row);
   return {

@@ -2,7 +2,7 @@ import { index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex }
 import { accounts } from "@/server/accounts/tables";
 import { storefronts } from "@/server/storefronts/tables";
 
-/** Orders (decisions.md, Orders). Items keep the title and price charged at the time of the order. */
+/** Orders (docs/api.md, "Orders"). Items keep the title and price charged at the time of the order. */
 export const orders = pgTable(
   "orders",
   {

@@ -12,7 +12,10 @@ type StoredExtraCategory = {
   extraProducts?: Array<{ title: string; price: number; available: boolean; stock?: number | null }> | null;
 };
 
-/** The one mapping from a row to the spec's Product object: every manifest field, null where unset. */
+/**
+ * The one mapping from a row to the Product object: every manifest field, null where unset (docs/api.md,
+ * "Products").
+ */
 export function toProductDto(row: ProductRow): ProductDto {
   const extras = row.extraProductsCategory as StoredExtraCategory[] | null;
   return {

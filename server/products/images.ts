@@ -40,7 +40,7 @@ export async function fetchImageGuarded(
 export type ImageOutcome = "thumbnail" | "failed" | "skipped";
 
 /**
- * The background job of one product (spec, Product; issue 3 item 6): fetch `imageUrl`; on success record the
+ * The background job of one product (docs/api.md, "Images"): fetch `imageUrl`; on success record the
  * thumbnail URL (the verified image URL itself, unless the client set `thumbnailUrl`: this service resizes
  * nothing yet) and clear `imageProcessingPending`; on failure clear the flag and keep the URL. The update only
  * applies while the row still holds the URL that was fetched, so a newer `imageUrl` is not overwritten.

@@ -14,7 +14,7 @@ import type { ProductDto } from "./schema";
 
 type ErrorBody = { error: { type: string; code: string; param: string | null } };
 
-/** Spec, Product: id, every ProductManifest field, imageProcessingPending, createdAt, updatedAt. */
+/** docs/api.md, "Products": id, every ProductManifest field, imageProcessingPending, createdAt, updatedAt. */
 const PRODUCT_KEYS = [
   "id",
   "title",
@@ -80,7 +80,7 @@ const EXTRA = {
   ],
 };
 
-describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
+describe("POST /v1/storefronts/{storefrontId}/products", () => {
   it("answers 201 {product} with a prd_ id and every manifest field, null where unset", async () => {
     const result = await create({ title: "Concha", price: 12.5 });
     expect(result.status).toBe(201);
@@ -361,7 +361,7 @@ describe("POST /v1/storefronts/{storefrontId}/products (operation 7)", () => {
   });
 });
 
-describe("GET, PATCH, DELETE a product (operation 18)", () => {
+describe("GET, PATCH, DELETE /v1/storefronts/{storefrontId}/products/{productId}", () => {
   it("GET returns the product; an unknown id is 404 product_not_found", async () => {
     const created = (await create({ title: "Get me", price: 2 })).body.product;
     const read = await call<{ product: ProductDto }>("GET", `${productsPath()}/${created.id}`, {
@@ -453,7 +453,7 @@ describe("GET, PATCH, DELETE a product (operation 18)", () => {
   });
 });
 
-describe("GET /v1/storefronts/{storefrontId}/products (operation 17)", () => {
+describe("GET /v1/storefronts/{storefrontId}/products", () => {
   it("45 products with limit 20 page as 20/20/5, nextCursor null at the end; a garbage cursor restarts at page one", async () => {
     const s = await createTestStorefront(merchant.userKey, { name: "Paginada" });
     const batch = await call<{ products: ProductDto[] }>("POST", `/v1/storefronts/${s.id}/products/batch`, {
@@ -486,7 +486,7 @@ describe("GET /v1/storefronts/{storefrontId}/products (operation 17)", () => {
   });
 });
 
-describe("image processing (issue 3, item 6)", () => {
+describe('image processing (docs/api.md, "Images")', () => {
   it("a product with imageUrl answers imageProcessingPending: true, and the job clears it; an unreachable image keeps its URL", async () => {
     // 10.0.0.1 is refused by the SSRF guard at once: the job must clear the flag and keep the URL.
     const result = await create({ title: "Foto", price: 1, imageUrl: "https://10.0.0.1/pan.png" });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ErrorEnvelope, type Upgrade } from "@/server/errors";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
 
-/** Spec, ExtraProductOption. */
+/** An option of an extra-products category (docs/api.md, "Products"). */
 export const ExtraProductOption = z
   .strictObject({
     title: safeText(),
@@ -12,7 +12,10 @@ export const ExtraProductOption = z
   })
   .meta({ id: "ExtraProductOption" });
 
-/** Spec, ExtraProductsCategory. `minOptions` may not exceed `maxOptions`; both are >= 0. */
+/**
+ * An extra-products category (docs/api.md, "Products"). `minOptions` may not exceed `maxOptions`; both
+ * are >= 0.
+ */
 export const ExtraProductsCategory = z
   .strictObject({
     title: safeText(),
@@ -55,7 +58,7 @@ function checkSalePrice(value: { price?: number; salePrice?: number | null }, ct
   }
 }
 
-/** Spec, Product (input `ProductManifest`): `title` and `price` required. */
+/** The input `ProductManifest` (docs/api.md, "Products"): `title` and `price` required. */
 export const ProductManifest = z
   .strictObject({
     title: safeText({ min: 1, max: 200 }),
@@ -67,8 +70,8 @@ export const ProductManifest = z
 export type ProductManifest = z.infer<typeof ProductManifest>;
 
 /**
- * PATCH of a product: every field changeable (spec, Product), every field optional. `salePrice < price` is
- * checked again against the stored values when only one of them is sent.
+ * PATCH of a product: every field changeable (docs/api.md, "Products"), every field optional.
+ * `salePrice < price` is checked again against the stored values when only one of them is sent.
  */
 export const UpdateProductInput = z
   .strictObject({
@@ -102,7 +105,10 @@ export const ExtraProductsCategoryDto = z.object({
   extraProducts: z.array(ExtraProductOptionDto).nullable(),
 });
 
-/** Spec, Product response: id, every manifest field (null where unset), imageProcessingPending, timestamps. */
+/**
+ * The product response (docs/api.md, "Products"): id, every manifest field (null where unset),
+ * imageProcessingPending, timestamps.
+ */
 export const ProductDto = z
   .object({
     id: z.string().meta({ description: "Prefix `prd_`." }),

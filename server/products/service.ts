@@ -64,7 +64,7 @@ function newProductRow(
     stock: input.stock ?? null,
     tags: input.tags ?? null,
     extraProductsCategory: input.extraProductsCategory ?? null,
-    // Spec, Product: an image URL is fetched in the background; until then the product says so.
+    // docs/api.md, "Images": an image URL is fetched in the background; until then the product says so.
     imageProcessingPending: Boolean(input.imageUrl),
     createdAt: now,
     updatedAt: now,

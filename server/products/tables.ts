@@ -2,7 +2,10 @@ import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp } fro
 import { accounts } from "@/server/accounts/tables";
 import { storefronts } from "@/server/storefronts/tables";
 
-/** Products of a storefront (spec, Product). Money is numeric in the database, a JSON number outside. */
+/**
+ * Products of a storefront (docs/api.md, "Products"). Money is numeric in the database, a JSON number
+ * outside.
+ */
 export const products = pgTable(
   "products",
   {

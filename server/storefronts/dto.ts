@@ -103,7 +103,10 @@ export function publicUrlOf(row: Pick<StorefrontRow, "published" | "slug">): str
   return row.published && row.slug ? `${env().APP_URL}/s/${row.slug}` : null;
 }
 
-/** The one mapping from a row to the spec's Storefront object: every key present, null where unset. */
+/**
+ * The one mapping from a row to the Storefront object: every key present, null where unset (docs/api.md,
+ * "Storefronts").
+ */
 export function toStorefrontDto(row: StorefrontRow): StorefrontDto {
   const biography = row.biography as StoredBiography;
   const categories = row.categories as StoredCategory[] | null;

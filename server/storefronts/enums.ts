@@ -1,6 +1,6 @@
 /**
- * The exact enums of the spec (Storefront input shapes), copied verbatim: ISO 4217 currency codes and the
- * Spanish businessType values with their accents (NFC).
+ * The exact enums of the storefront input (docs/api.md, "Storefronts"): the 155 ISO 4217 currency codes and
+ * the 42 Spanish businessType values with their accents (NFC).
  */
 
 export const CURRENCY_CODES = [

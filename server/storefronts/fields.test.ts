@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor } from "@/server/lib/pagination";
 import { isSafeText } from "./fields";
 import { slugify } from "./service";
 
-describe("text fields refuse HTML tags and inline handlers (spec, Errors rule 4)", () => {
+describe('text fields refuse HTML tags and inline handlers (docs/api.md, "Storefronts")', () => {
   it.each([
     "<b>bold</b>",
     "</p>",
@@ -39,7 +39,7 @@ describe("text fields refuse HTML tags and inline handlers (spec, Errors rule 4)
   });
 });
 
-describe("cursors are opaque and an unreadable one restarts at page one (decisions.md, Bodies)", () => {
+describe('cursors are opaque and an unreadable one restarts at page one (docs/api.md, "Lists")', () => {
   it("round-trips an id", () => {
     const id = "stf_01m80k2dmh0ffv708e7ks1hda4";
     expect(decodeCursor(encodeCursor(id), "stf")).toBe(id);
@@ -56,7 +56,7 @@ describe("cursors are opaque and an unreadable one restarts at page one (decisio
   });
 });
 
-describe("publish assigns a slug from the name (decisions.md, Storefront lifecycle)", () => {
+describe('publish assigns a slug from the name (docs/api.md, "Delete, publish, unpublish")', () => {
   it("strips accents and punctuation", () => {
     expect(slugify("Panadería Doña Ana!")).toBe("panaderia-dona-ana");
   });

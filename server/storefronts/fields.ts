@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Field validators shared by storefront and product inputs (spec, Errors rule 4: "text fields refuse HTML
- * tags and inline handlers; ordinary text containing `=` or `<` is accepted").
+ * Field validators shared by storefront and product inputs (docs/api.md, "Storefronts": text fields refuse
+ * markup; ordinary text with `<` or `=` is accepted).
  *
  * What counts as markup, and why:
  * - a tag: `<` directly followed by a letter (or `/`, `!`, `?`) that ends in `>` (`<b>`, `</p>`,
@@ -31,7 +31,7 @@ export function isSafeText(value: string): boolean {
 
 const UNSAFE_TEXT = "must not contain HTML tags, inline event handlers or script URLs";
 
-/** A free-text string that refuses markup (Errors rule 4). */
+/** A free-text string that refuses markup (docs/api.md, "Storefronts"). */
 export function safeText(options: { min?: number; max?: number } = {}) {
   let schema = z.string();
   if (options.min !== undefined) schema = schema.min(options.min);
@@ -39,7 +39,9 @@ export function safeText(options: { min?: number; max?: number } = {}) {
   return schema.refine(isSafeText, { error: UNSAFE_TEXT });
 }
 
-/** An absolute http(s) URL (spec: "image URLs http(s)"); raw spaces, quotes and angle brackets are refused. */
+/**
+ * An absolute http(s) URL (docs/api.md, "Storefronts"); raw spaces, quotes and angle brackets are refused.
+ */
 export function httpUrl() {
   return z
     .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })

@@ -15,7 +15,7 @@ type PlanError = {
 
 const UPGRADE_URL = expect.stringMatching(/\/dashboard\/billing\?plan=PRO$/);
 
-describe("storefronts per plan: FREE_NEW 1, FREE_OLD 3, PRO 10 (decisions.md, Plans)", () => {
+describe('storefronts per plan: FREE_NEW 1, FREE_OLD 3, PRO 10 (docs/api.md, "Plan limits")', () => {
   it.each([
     ["FREE_NEW", 1],
     ["FREE_OLD", 3],
@@ -54,7 +54,7 @@ describe("storefronts per plan: FREE_NEW 1, FREE_OLD 3, PRO 10 (decisions.md, Pl
   });
 });
 
-describe("products per plan: 2,000 before the paywall (spec, Limits; decisions.md, Plans)", () => {
+describe('products per plan: 2,000 before the paywall (docs/api.md, "Plan limits")', () => {
   it("a single create over the limit is 402 plan_max_products_reached with upgrade, and nothing is created", async () => {
     const merchant = await createMerchant();
     const s = await createTestStorefront(merchant.userKey);

@@ -11,7 +11,10 @@ type Document = {
   components: { schemas: Record<string, unknown> };
 };
 
-/** Issue 3, item 7: every catalog operation appears in /v1/openapi.json with its request and response schemas. */
+/**
+ * docs/api.md, "Versioning": every catalog operation appears in /v1/openapi.json with its request and
+ * response schemas.
+ */
 const CATALOG_OPERATIONS: Array<[string, string, string, number, boolean]> = [
   ["createStorefront", "post", "/v1/storefronts", 201, true],
   ["listStorefronts", "get", "/v1/storefronts", 200, false],

@@ -9,7 +9,7 @@ import { createMerchant, createTestStorefront, type Merchant } from "./testing";
 
 type ErrorBody = { error: { type: string; code: string; param: string | null; message: string } };
 
-/** Spec, Storefront: every field of the table is a required key of the response. */
+/** docs/api.md, "Storefronts": every field of the storefront object is a required key of the response. */
 const STOREFRONT_KEYS = [
   "id",
   "name",
@@ -64,8 +64,8 @@ async function removeAfter(id: string) {
   await call("DELETE", `/v1/storefronts/${id}`, { key: merchant.userKey });
 }
 
-describe("POST /v1/storefronts (operation 4)", () => {
-  it("answers 201 with every key of the spec's Storefront table, null where unset, unpublished and not hidden", async () => {
+describe("POST /v1/storefronts", () => {
+  it("answers 201 with every key of the storefront object, null where unset, unpublished and not hidden", async () => {
     const result = await post({ name: "Tienda", currency: "MXN", language: "es" });
     expect(result.status).toBe(201);
     const s = result.body.storefront;
@@ -160,7 +160,8 @@ describe("POST /v1/storefronts (operation 4)", () => {
       biography: "auto",
       blocks: "auto",
     });
-    // docs/api.md: {fileId} and "auto" answer null until resolved; a preset answers its three colours.
+    // docs/api.md, "Input variants and how they are answered": {fileId} and "auto" answer null until resolved;
+    // a preset answers its three colours.
     expect(s.branding).toEqual({
       logoUrl: null,
       backgroundUrl: null,
@@ -188,7 +189,7 @@ describe("POST /v1/storefronts (operation 4)", () => {
   });
 });
 
-describe("validation, each with a precise param (spec, Errors rule 4; decisions.md, Errors)", () => {
+describe('validation, each with a precise param (docs/api.md, "Storefronts")', () => {
   const base = { name: "Valid", currency: "MXN" };
 
   it("name is 1-100 characters", async () => {
@@ -203,7 +204,7 @@ describe("validation, each with a precise param (spec, Errors rule 4; decisions.
     expectInvalid(await post({ ...base, language: "fr" }), "language");
   });
 
-  it("currency is one of the spec's ISO 4217 codes, exactly", async () => {
+  it("currency is one of the 155 ISO 4217 codes, exactly", async () => {
     expectInvalid(await post({ ...base, currency: "XXX" }), "currency");
     expectInvalid(await post({ ...base, currency: "mxn" }), "currency");
     expectInvalid(await post({ ...base, currency: "HRK" }), "currency");
@@ -330,7 +331,7 @@ describe("validation, each with a precise param (spec, Errors rule 4; decisions.
   });
 });
 
-describe("reading storefronts (operations 5 and 14)", () => {
+describe("reading storefronts (GET /v1/storefronts/{storefrontId} and GET /v1/storefronts)", () => {
   it("GET returns the storefront", async () => {
     const s = await createTestStorefront(merchant.userKey);
     const result = await call<{ storefront: StorefrontDto }>("GET", `/v1/storefronts/${s.id}`, {
@@ -447,7 +448,7 @@ describe("authentication and scopes", () => {
   });
 });
 
-describe("PATCH /v1/storefronts/{storefrontId} (operation 6; spec, PATCH rules)", () => {
+describe('PATCH /v1/storefronts/{storefrontId} (docs/api.md, "PATCH rules")', () => {
   it("rule 1: nested objects are deep-merged and untouched nested keys are kept", async () => {
     const s = await createTestStorefront(merchant.userKey, {
       branding: { logoUrl: "https://cdn.example.com/l.png", font: "Inter", theme: { preset: "forest" } },
@@ -673,7 +674,7 @@ describe("PATCH /v1/storefronts/{storefrontId} (operation 6; spec, PATCH rules)"
   });
 });
 
-describe("DELETE /v1/storefronts/{storefrontId} (operation 15)", () => {
+describe("DELETE /v1/storefronts/{storefrontId}", () => {
   it("answers {id, deleted: true}; afterwards every call on it is 410 storefront_deleted", async () => {
     const s = await createTestStorefront(merchant.userKey);
     const deleted = await call("DELETE", `/v1/storefronts/${s.id}`, { key: merchant.userKey });
@@ -696,7 +697,7 @@ describe("DELETE /v1/storefronts/{storefrontId} (operation 15)", () => {
   });
 });
 
-describe("publish and unpublish (operation 16; decisions.md, Storefront lifecycle)", () => {
+describe('publish and unpublish (docs/api.md, "Delete, publish, unpublish")', () => {
   it("an unverified account is 403 email_not_verified", async () => {
     const unverified = await createMerchant({
       plan: "PRO",

@@ -6,7 +6,7 @@ import { amount, httpUrl, safeText } from "./fields";
 export const StorefrontLanguage = z.enum(["es", "en", "pt"]);
 export const Currency = z
   .enum(CURRENCY_CODES)
-  .meta({ description: "ISO 4217 code (the spec's exact list)." });
+  .meta({ description: "ISO 4217 code (one of these 155, exactly)." });
 export const BusinessType = z.enum(BUSINESS_TYPES);
 
 /**
@@ -24,7 +24,7 @@ export const THEME_PRESETS = {
 export type ThemePreset = keyof typeof THEME_PRESETS;
 const PRESET_NAMES = Object.keys(THEME_PRESETS) as [ThemePreset, ...ThemePreset[]];
 
-/** `HH:MM`, 00:00-23:59; `24:00` is accepted as "until midnight". Spec pattern `^\d{2}:\d{2}$`. */
+/** `HH:MM`, 00:00-23:59; `24:00` is accepted as "until midnight" (docs/api.md, "Storefronts"). */
 const Time = z
   .string()
   .regex(/^\d{2}:\d{2}$/, { error: "must be HH:MM" })
@@ -96,9 +96,9 @@ const DeliveryRangeInput = z.strictObject({
 });
 
 /**
- * Delivery ranges must not overlap (spec, Errors rule 4): sorted by `fromKm`, each range starts at or after
- * the end of the previous one (`[0, 5]` then `[5, 10]` touch, they do not overlap). `toKm` must be above
- * `fromKm`; an open-ended range (`toKm: null`) can only be the last one.
+ * Delivery ranges must not overlap (docs/api.md, "Storefronts"): sorted by `fromKm`, each range starts at or
+ * after the end of the previous one (`[0, 5]` then `[5, 10]` touch, they do not overlap). `toKm` must be
+ * above `fromKm`; an open-ended range (`toKm: null`) can only be the last one.
  */
 export const DeliveryInput = z
   .strictObject({
@@ -154,7 +154,10 @@ export const CategoriesInput = z
   .array(z.strictObject({ name: safeText({ min: 1 }), position: z.int().nullable().optional() }))
   .nullable();
 
-/** An extension beyond the spec's input shape: a merchant may choose the public slug (else publish makes one). */
+/**
+ * A merchant may choose the public slug (else publish makes one): docs/api.md, "Input variants and how they
+ * are answered".
+ */
 export const SlugInput = z
   .string()
   .max(100)
@@ -166,7 +169,7 @@ export const WhatsappInput = z
   .regex(/^\+[1-9]\d{7,14}$/, { error: "must be an E.164 number, e.g. +5215512345678" })
   .nullable();
 
-/** The editable fields (spec, Storefront input shapes), every one optional. */
+/** The editable fields (docs/api.md, "Storefronts"), every one optional. */
 const editableFields = {
   name: safeText({ min: 1, max: 100 }).optional(),
   language: StorefrontLanguage.optional(),
@@ -184,7 +187,10 @@ const editableFields = {
   slug: SlugInput.optional(),
 };
 
-/** POST /v1/storefronts (decisions.md, Bodies): the input shape plus `whatsapp` and a `products` manifest. */
+/**
+ * POST /v1/storefronts (docs/api.md, "Storefronts"): the input shape plus `whatsapp` and a `products`
+ * manifest.
+ */
 export const CreateStorefrontInput = z
   .strictObject({
     ...editableFields,
@@ -198,8 +204,8 @@ export const CreateStorefrontInput = z
 export type CreateStorefrontInput = z.infer<typeof CreateStorefrontInput>;
 
 /**
- * PATCH /v1/storefronts/{storefrontId} (spec, PATCH rules 1-4). `whatsapp` and `products` come first so a
- * body that carries them is answered about them, and nothing of that body is written.
+ * PATCH /v1/storefronts/{storefrontId} (docs/api.md, "PATCH rules" 1-4). `whatsapp` and `products` come first
+ * so a body that carries them is answered about them, and nothing of that body is written.
  */
 export const UpdateStorefrontInput = z
   .strictObject({
@@ -220,7 +226,7 @@ export type UpdateStorefrontInput = z.infer<typeof UpdateStorefrontInput>;
 
 export const StorefrontParams = z.strictObject({ storefrontId: z.string() });
 
-// ---- Response objects (spec, Storefront): every key present, null where unset.
+// ---- Response objects (docs/api.md, "Storefronts"): every key present, null where unset.
 
 const ScheduleDayDto = z
   .object({ open: z.string().nullable(), close: z.string().nullable(), closed: z.boolean().nullable() })

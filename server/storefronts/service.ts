@@ -164,8 +164,8 @@ function patchDocument(input: UpdateStorefrontInput): string {
  * <old value> end`, reading the body from one jsonb parameter (`input.p`). Its shape never depends on the body,
  * so drizzle builds it once and it is prepared (building it per request was a quarter of a PATCH's CPU).
  *
- * The merge happens IN the statement (spec, PATCH rules 1-2): `branding` and `delivery` merge key by key,
- * `schedule` day by day and then key by key; arrays and scalars replace; null clears (`hidden`: false).
+ * The merge happens IN the statement (docs/api.md, "PATCH rules" 1-2): `branding` and `delivery` merge key by
+ * key, `schedule` day by day and then key by key; arrays and scalars replace; null clears (`hidden`: false).
  * PostgreSQL evaluates it on the newest row version, so concurrent PATCHes compose: no update is lost and no
  * row lock is held across a round trip to this process. Guards: the account, not deleted, `If-Match` equal to
  * `updatedAt` (`ifMatchAt`, or `ifMatchNever` for an unreadable header), and a published storefront keeps its
@@ -255,7 +255,7 @@ export type UpdateStorefrontArgs = {
 };
 
 /**
- * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH a storefront", rules 1-4). The
+ * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH rules" 1-4). The
  * patch was validated whole before this runs (a `whatsapp` or `products` key is a 400 and nothing is written).
  * One UPDATE applies the merge under its guards (`storefrontPatchStatement`); when it changes no row, the row
  * is read once to say which guard failed: 404, 410, the slug rule or 409 `storefront_conflict`.
@@ -356,7 +356,7 @@ async function freeSlug(db: Db, base: string): Promise<string> {
 }
 
 /**
- * Publishes a storefront (docs/api.md, "Storefront lifecycle"): needs a verified account (403
+ * Publishes a storefront (docs/api.md, "Delete, publish, unpublish"): needs a verified account (403
  * `email_not_verified`) on a plan that can publish (402 `plan_cannot_publish` with `upgrade`). Assigns a unique
  * slug from the name when none is set. Publishing twice is a no-op.
  */

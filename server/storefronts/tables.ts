@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "@/server/accounts/tables";
 
-/** Storefronts. Nested objects are stored as JSON exactly as their DTO shapes (spec, Storefront). */
+/**
+ * Storefronts. Nested objects are stored as JSON exactly as their DTO shapes (docs/api.md, "Storefronts").
+ */
 export const storefronts = pgTable(
   "storefronts",
   {

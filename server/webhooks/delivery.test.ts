@@ -25,7 +25,8 @@ import { verifyWebhookSignature } from "./verify";
 import { wakeDeliveries } from "./wake";
 import { type DeliveryWorker, startDeliveryWorker } from "./worker";
 
-// Shortened schedule and timeout (decisions.md, Configuration: "tests shorten it").
+// Shortened schedule and timeout (WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS: docs/webhooks.md,
+// "Configuration").
 const SCHEDULE = [0, 700, 1500];
 setTestEnv({
   UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
@@ -116,8 +117,8 @@ async function setup(body: Record<string, unknown> = {}) {
   return { dev, user, path, endpoint };
 }
 
-describe("signed delivery (spec, Events: Envelope, Headers, Signature)", () => {
-  it("POSTs the raw envelope with every header of the spec's table, signed as the spec says", async () => {
+describe('signed delivery (docs/webhooks.md, "Envelope", "Delivery", "Signature")', () => {
+  it("POSTs the raw envelope with every documented header, signed as documented", async () => {
     const { dev, user, path, endpoint } = await setup();
     const emitted = await emit(userVerified(user.userId, dev.keyId));
     await receiver.waitFor(() => requestsTo(path).length === 1);
@@ -132,7 +133,7 @@ describe("signed delivery (spec, Events: Envelope, Headers, Signature)", () => {
     expect(req.headers["x-service-signing-version"]).toBe("1");
     expect(req.headers["x-service-source"]).toBe("developer");
 
-    // Signature: recomputed here independently, with the 64-hex secret as ASCII bytes (decisions.md, Webhooks).
+    // Recomputed here independently, with the 64-hex secret as ASCII bytes (docs/webhooks.md, "Signature").
     const header = String(req.headers["x-service-signature"]);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
@@ -175,7 +176,7 @@ describe("signed delivery (spec, Events: Envelope, Headers, Signature)", () => {
     });
   });
 
-  it("order.* events carry X-Service-Source: merchant (spec, Events: Source column)", async () => {
+  it('order.* events carry X-Service-Source: merchant (docs/webhooks.md, "Events")', async () => {
     const { user, path } = await setup();
     await emit(orderCreated(user.userId));
     await receiver.waitFor(() => requestsTo(path).length === 1);
@@ -196,7 +197,7 @@ describe("signed delivery (spec, Events: Envelope, Headers, Signature)", () => {
   });
 });
 
-describe("retries (spec, States: Delivery; WEBHOOK_RETRY_SCHEDULE shortened to 0ms,700ms,1500ms)", () => {
+describe('retries (docs/webhooks.md, "Delivery"; WEBHOOK_RETRY_SCHEDULE shortened to 0ms,700ms,1500ms)', () => {
   it("fail, fail, succeed: 3 attempts at +0, +0.7 s and +1.5 s from the first dispatch, then delivered", async () => {
     const { dev, user, path, endpoint } = await setup();
     receiver.reply = (r) => {
@@ -224,7 +225,8 @@ describe("retries (spec, States: Delivery; WEBHOOK_RETRY_SCHEDULE shortened to 0
       [3, 204],
     ]);
     expect(delivery?.attempts[0]?.error).toBe("HTTP 500");
-    // decisions.md: consecutiveFailures counts failed attempts in a row and resets on a success.
+    // docs/webhooks.md, "Endpoints": consecutiveFailures counts failed attempts in a row and resets on a
+    // success.
     expect(await endpointOf(dev.key, endpoint.endpointId)).toMatchObject({
       lastDeliveryStatus: "success",
       consecutiveFailures: 0,
@@ -309,7 +311,7 @@ describe("retries (spec, States: Delivery; WEBHOOK_RETRY_SCHEDULE shortened to 0
     expect(delivery?.attempts).toHaveLength(2);
   });
 
-  it("redirects are not followed: a 302 is a failed attempt (decisions.md, Webhooks)", async () => {
+  it('redirects are not followed: a 302 is a failed attempt (docs/webhooks.md, "URL rules")', async () => {
     const { dev, user, path, endpoint } = await setup();
     const target = uniquePath("redirect-target");
     receiver.reply = (r) =>
@@ -325,7 +327,7 @@ describe("retries (spec, States: Delivery; WEBHOOK_RETRY_SCHEDULE shortened to 0
   });
 });
 
-describe("pause and resume (spec, States: Webhook endpoint)", () => {
+describe('pause and resume (docs/webhooks.md, "Endpoints")', () => {
   it("paused: zero attempts and zero delivery rows; resumed: deliveries resume", async () => {
     const { dev, user, path, endpoint } = await setup();
     const pause = await call("POST", `/v1/webhook_endpoints/${endpoint.endpointId}`, {
@@ -378,7 +380,7 @@ describe("pause and resume (spec, States: Webhook endpoint)", () => {
   });
 });
 
-describe("rotate-secret (spec, States: old secret stops immediately)", () => {
+describe('rotate-secret: the old secret stops at once (docs/webhooks.md, "Endpoints")', () => {
   it("the next delivery is signed with the new secret only, version 2", async () => {
     const { dev, user, path, endpoint } = await setup();
     await emit(userVerified(user.userId, dev.keyId));
@@ -407,7 +409,7 @@ describe("rotate-secret (spec, States: old secret stops immediately)", () => {
   });
 });
 
-describe("URL checks before every attempt (decisions.md, Webhooks: DNS resolved, every address checked)", () => {
+describe('URL checks before every attempt: DNS resolved, every address checked (docs/webhooks.md, "URL rules")', () => {
   it("a host name that resolves to 127.0.0.1 at delivery time is never contacted", async () => {
     const alias = loopbackAliasFromHosts();
     if (!alias) throw new Error("/etc/hosts has no name for 127.x besides localhost");
@@ -415,7 +417,7 @@ describe("URL checks before every attempt (decisions.md, Webhooks: DNS resolved,
     try {
       const dev = await createDeveloper();
       const user = await bootstrapUser(dev.key);
-      // Registration accepts it: the name is not on the spec's list and is not an IP literal.
+      // Registration accepts it: the name is not one the URL rules refuse by name, and not an IP literal.
       const endpoint = await createTestEndpoint(dev.key, { url: `https://${alias}:${receiver.port}/rebind` });
       await emit(userVerified(user.userId, dev.keyId));
       const [delivery] = await eventually(async () => {
@@ -433,7 +435,7 @@ describe("URL checks before every attempt (decisions.md, Webhooks: DNS resolved,
   });
 });
 
-describe("who receives what (decisions.md, Webhooks; spec, Events)", () => {
+describe('who receives what (docs/webhooks.md, "Events")', () => {
   it("developer endpoints: user.* and order.* of bootstrapped accounts; merchant: own order.*; subscriptions filter", async () => {
     const dev = await createDeveloper();
     const other = await createDeveloper();
@@ -486,14 +488,14 @@ describe("who receives what (decisions.md, Webhooks; spec, Events)", () => {
     expect(requestsTo(all).some((r) => r.eventId === afterRevoke.eventId)).toBe(false);
   });
 
-  it("emitEvent refuses data that does not have the spec's shape", async () => {
+  it("emitEvent refuses data that does not have the documented shape of its type", async () => {
     await expect(
       emit({ type: "user.verified", accountId: "usr_x", data: { userId: "u" } as never }),
     ).rejects.toThrow();
   });
 });
 
-describe("test fires (decisions.md, Operation 23)", () => {
+describe("test fires (POST /v1/webhook_endpoints/{id}/test)", () => {
   it("202 {eventId}; a sample of the type with __test: true, to that endpoint only", async () => {
     const { dev, path, endpoint } = await setup();
     const sibling = uniquePath("sibling");
@@ -530,7 +532,7 @@ describe("test fires (decisions.md, Operation 23)", () => {
   });
 });
 
-describe("delivery log (decisions.md, Webhooks: last 50 per endpoint, 30-day retention)", () => {
+describe('delivery log: last 50 per endpoint, 30-day retention (docs/webhooks.md, "Delivery log and test fires")', () => {
   it("lists the newest 50, newest first", async () => {
     const { dev, user, path, endpoint } = await setup({ subscribedEvents: ["user.verified"] });
     const ids: string[] = [];

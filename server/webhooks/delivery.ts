@@ -11,13 +11,13 @@ import { SafeFetchError, safeFetch } from "./url-guard";
 import { signatureHeader } from "./verify";
 
 /**
- * One delivery attempt and the delivery state machine (spec, States and transitions: Delivery; Events:
- * Headers, Signature, Delivery). Both engines (the in-process worker and the Inngest functions) call these
- * same functions: claim -> performAttempt -> recordResults.
+ * One delivery attempt and the delivery state machine (docs/webhooks.md, "Delivery" and "Signature"). Both
+ * engines (the in-process worker and the Inngest functions) call these same functions: claim ->
+ * performAttempt -> recordResults.
  */
 
 export const USER_AGENT = "service-webhook/1.0";
-/** The first 2 KiB of the last response body are kept (decisions.md, Webhooks). */
+/** The first 2 KiB of the last response body are kept (docs/webhooks.md, "Delivery log and test fires"). */
 export const RESPONSE_BODY_LIMIT = 2048;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -192,7 +192,7 @@ export type AttemptResult =
   /** The endpoint was paused after the delivery was written: no HTTP attempt is made. */
   | { kind: "skip"; job: DeliveryJob; at: Date };
 
-/** The headers of the spec's table, with the signature over the exact body (spec, Events: Headers). */
+/** The delivery headers, with the signature over the exact body (docs/webhooks.md, "Delivery"). */
 export function deliveryHeaders(
   job: DeliveryJob,
   secret: string,
@@ -205,7 +205,7 @@ export function deliveryHeaders(
     "X-Service-Event-Id": job.eventId,
     "X-Service-Endpoint-Id": job.endpointId,
     "X-Service-Signing-Version": String(job.signingSecretVersion),
-    // spec, Events: the Source column: order.* events come from `merchant`, user.* from `developer`.
+    // docs/webhooks.md, "Events": order.* events come from `merchant`, user.* from `developer`.
     "X-Service-Source": isOrderEvent(job.type) ? "merchant" : "developer",
     "User-Agent": USER_AGENT,
   };
@@ -258,9 +258,9 @@ export async function performAttempt(job: DeliveryJob, now: Date = new Date()): 
 }
 
 /**
- * The state after an attempt (spec, States: Delivery). Attempt n+1 is due at first dispatch + schedule[n]
- * (`0s,30s,5m`: +30 s, then +5 min from the FIRST dispatch, not from the previous attempt); after the last
- * scheduled attempt fails the delivery is `max_attempts_reached`.
+ * The state after an attempt (docs/webhooks.md, "Delivery"). Attempt n+1 is due at first dispatch +
+ * schedule[n] (`0s,30s,5m`: +30 s, then +5 min from the FIRST dispatch, not from the previous attempt); after
+ * the last scheduled attempt fails the delivery is `max_attempts_reached`.
  */
 export function nextState(
   job: Pick<DeliveryJob, "attemptCount" | "firstDispatchAt">,
@@ -312,7 +312,8 @@ async function recordInTransaction(
   const skips = results.filter((r) => r.kind === "skip");
 
   for (const skip of skips) {
-    // Paused endpoint (spec, States): no attempt, no retries; a delivery never attempted leaves no row.
+    // Paused endpoint (docs/webhooks.md, "Endpoints"): no attempt, no retries; a delivery never attempted
+    // leaves no row.
     const removed = await queryRows<{ id: string }>(
       db,
       sql`delete from webhook_deliveries where id = ${skip.job.deliveryId} and attempt_count = 0
@@ -399,8 +400,9 @@ async function recordInTransaction(
 }
 
 /**
- * decisions.md, Webhooks: `consecutiveFailures` counts failed attempts in a row and resets on a success;
- * `lastDeliveryAt`/`lastDeliveryStatus` reflect the last attempt. One statement for all endpoints of a batch.
+ * docs/webhooks.md, "Endpoints": `consecutiveFailures` counts failed attempts in a row and resets on a
+ * success; `lastDeliveryAt`/`lastDeliveryStatus` reflect the last attempt. One statement for all endpoints of
+ * a batch.
  */
 async function updateEndpointStats(
   db: Db,
@@ -588,7 +590,10 @@ export async function releaseDeliveries(db: Db, deliveryIds: string[], owner: st
   );
 }
 
-/** Spec, Events: delivery log retention 30 days. Deletes older deliveries and events left without any. */
+/**
+ * Delivery-log retention, 30 days (docs/webhooks.md, "Delivery log and test fires"). Deletes older deliveries
+ * and events left without any.
+ */
 export async function purgeDeliveries(db: Db, now: Date): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - 30 * 24 * 60 * 60 * 1000).toISOString();
   const deliveries = await queryRows<{ id: string }>(

@@ -16,18 +16,22 @@ import { webhookDeliveries, webhookEvents } from "./tables";
 import { DELIVERY_CHANNEL } from "./wake";
 
 /**
- * Events enter through the transactional outbox (docs/webhooks.md, "How events are delivered"): `emitEvent` runs INSIDE the transaction of
- * the domain change and writes the event row (with the exact envelope bytes) and one delivery row per matching
- * enabled endpoint. Either everything commits with the change or nothing does; delivery happens afterwards.
+ * Events enter through the transactional outbox (docs/webhooks.md, "For Marea's own code: emitting an
+ * event"): `emitEvent` runs INSIDE the transaction of the domain change and writes the event row (with the
+ * exact envelope bytes) and one delivery row per matching enabled endpoint. Either everything commits with
+ * the change or nothing does; delivery happens afterwards.
  */
 
 export type EmitEventInput<T extends EventType = EventType> = {
   type: T;
-  /** The event's `data`, checked against the spec's shape for `type` (unknown keys are dropped). */
+  /**
+   * The event's `data`, checked against the shape of `type` (docs/webhooks.md, "`data` by type"); unknown
+   * keys are dropped.
+   */
   data: EventData<T>;
   /**
    * The account the event is about: the user for `user.*`, the storefront's owner for `order.*`. Decides who
-   * receives it (decisions.md, Webhooks).
+   * receives it (docs/webhooks.md, "Events").
    */
   accountId: string;
 };
@@ -46,7 +50,7 @@ export type EmittedEvent = {
  * the change (`tx`), then `ctx.afterCommit(wakeDeliveries)`: a NOTIFY sent here also wakes every listening
  * worker at commit, and the poll interval catches anything else.
  *
- * Who receives it (decisions.md, Webhooks; spec, Events): only ENABLED endpoints whose `subscribedEvents`
+ * Who receives it (docs/webhooks.md, "Events"): only ENABLED endpoints whose `subscribedEvents`
  * contain `type` (a paused endpoint gets no delivery row at all), and
  * - `order.*`: merchant endpoints of `accountId` (the storefront's owner), and developer endpoints of the
  *   developer account whose key bootstrapped `accountId`, while that key is not revoked;
@@ -143,8 +147,9 @@ async function writeEvent(
 }
 
 /**
- * A test fire (operation 23): a sample event of `type` with `__test: true`, to this one endpoint only, through
- * the same outbox and delivery path. The caller checked ownership and that the endpoint is enabled.
+ * A test fire (docs/webhooks.md, "Delivery log and test fires"): a sample event of `type` with
+ * `__test: true`, to this one endpoint only, through the same outbox and delivery path. The caller checked
+ * ownership and that the endpoint is enabled.
  */
 export async function emitTestEvent(
   db: Db,

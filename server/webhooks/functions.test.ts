@@ -20,7 +20,8 @@ import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "./
 import { verifyWebhookSignature } from "./verify";
 
 // The Inngest engine under @inngest/test: real steps against the real database and a real receiver, with the
-// sleeps mocked by step id (STACK.md: an unmocked sleep never settles). The real schedule: 0s, 30s, 5m.
+// sleeps mocked by step id (under @inngest/test an unmocked sleep never settles). The real schedule: 0s, 30s
+// and 5m.
 setTestEnv({
   UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
   WEBHOOK_RETRY_SCHEDULE: "0s,30s,5m",

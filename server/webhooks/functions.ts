@@ -14,9 +14,9 @@ import {
 import { onWakeDeliveries } from "./wake";
 
 /**
- * The Inngest engine (issue 4, item 5a), used when INNGEST_* is configured. Same logic as the in-process
- * worker: `attemptDelivery` is the attempt + state machine of delivery.ts, run as one `step.run` per attempt,
- * with `step.sleepUntil` up to the next scheduled attempt (offsets from the first dispatch).
+ * The Inngest engine (docs/webhooks.md, "Engines"), used when INNGEST_* is configured. Same logic as the
+ * in-process worker: `attemptDelivery` is the attempt + state machine of delivery.ts, run as one `step.run`
+ * per attempt, with `step.sleepUntil` up to the next scheduled attempt (offsets from the first dispatch).
  *
  * Hand-off: deliveries are written by `emitEvent` (outbox). `dispatchToInngest` leases open deliveries to the
  * owner `inngest` and sends one event per delivery, with an event id that Inngest de-duplicates; it runs after
@@ -70,7 +70,10 @@ export async function dispatchToInngest(db: Db, now = new Date()): Promise<numbe
   }
 }
 
-/** One function run per delivery: attempt, sleep until the next offset, attempt, ... (spec, States: Delivery). */
+/**
+ * One function run per delivery: attempt, sleep until the next offset, attempt, ... (docs/webhooks.md,
+ * "Engines"; the schedule: "Delivery").
+ */
 export const deliverWebhookFunction = inngest.createFunction(
   { id: "deliver-webhook", name: "Deliver a webhook", triggers: [{ event: DELIVERY_EVENT }], retries: 3 },
   async ({ event, step }) => {

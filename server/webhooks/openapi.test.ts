@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call } from "@/server/testing/api";
 
-// The webhook operations appear in /v1/openapi.json with their schemas (decisions.md, Operations 8-13, 22, 23).
+// The webhook operations appear in /v1/openapi.json with their schemas (docs/webhooks.md, "Endpoints";
+// docs/api.md, "Versioning").
 describe("OpenAPI document: webhook operations", () => {
   it("lists every webhook operation with its success schema", async () => {
     const res = await call<{

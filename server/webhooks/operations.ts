@@ -2,8 +2,9 @@ import { SCOPES, WEBHOOK_SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
 /**
- * Webhook endpoints (docs/webhooks.md). Developer endpoints (the /v1 API) need a webhook scope; merchant
- * endpoints (order.* of the account's own storefronts, made in the dashboard) need the catalog scopes.
+ * Webhook endpoints (docs/webhooks.md, "Endpoints"). Developer endpoints (the /v1 API) need a webhook scope;
+ * merchant endpoints (order.* of the account's own storefronts, made in the dashboard) need the catalog
+ * scopes.
  */
 export const WEBHOOK_OPERATIONS = {
   createWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },

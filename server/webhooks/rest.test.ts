@@ -29,13 +29,13 @@ const SPEC_FIELDS = [
   "consecutiveFailures",
 ].sort();
 
-describe("POST /v1/webhook_endpoints (spec; decisions.md operation 8)", () => {
+describe("POST /v1/webhook_endpoints", () => {
   let dev: Awaited<ReturnType<typeof createDeveloper>>;
   beforeAll(async () => {
     dev = await createDeveloper();
   });
 
-  it("201 with every field of the spec's table and a 64-hex signingSecret shown once", async () => {
+  it("201 with every field of the endpoint object and a 64-hex signingSecret shown once", async () => {
     const res = await call("POST", "/v1/webhook_endpoints", {
       key: dev.key,
       body: {
@@ -122,7 +122,7 @@ describe("POST /v1/webhook_endpoints (spec; decisions.md operation 8)", () => {
     ["IPv4-mapped IPv6", "https://[::ffff:10.0.0.1]/"],
     ["decimal IPv4", "https://3232235521/"],
     ["over 2048 characters", `https://hooks.example.com/${"a".repeat(2030)}`],
-  ])("spec, Limits: URL validation rejects %s with 400 invalid_webhook_url", async (_label, url) => {
+  ])('docs/webhooks.md, "URL rules": rejects %s with 400 invalid_webhook_url', async (_label, url) => {
     const res = await call("POST", "/v1/webhook_endpoints", { key: dev.key, body: { url } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
@@ -130,7 +130,7 @@ describe("POST /v1/webhook_endpoints (spec; decisions.md operation 8)", () => {
     });
   });
 
-  it("spec, Limits: 16 endpoints per account, the 17th is 409 webhook_endpoint_limit_reached", async () => {
+  it('docs/webhooks.md, "Endpoints": 16 endpoints per account, the 17th is 409 webhook_endpoint_limit_reached', async () => {
     const other = await createDeveloper();
     const results = await Promise.all(
       Array.from({ length: 18 }, (_, i) =>
@@ -148,7 +148,7 @@ describe("POST /v1/webhook_endpoints (spec; decisions.md operation 8)", () => {
   });
 });
 
-describe("scopes and ownership (spec, Authentication; decisions.md, Operations)", () => {
+describe('scopes and ownership (docs/webhooks.md, "Endpoints")', () => {
   it("a user key gets 403 insufficient_scope with requiredScopes and heldScopes", async () => {
     const dev = await createDeveloper();
     const user = await bootstrapUser(dev.key);
@@ -192,7 +192,7 @@ describe("scopes and ownership (spec, Authentication; decisions.md, Operations)"
   });
 });
 
-describe("GET /v1/webhook_endpoints (decisions.md, Bodies: Lists)", () => {
+describe('GET /v1/webhook_endpoints (docs/api.md, "Lists")', () => {
   it("pages by id with limit and nextCursor; a bad cursor restarts at page one", async () => {
     const dev = await createDeveloper();
     const made = [];

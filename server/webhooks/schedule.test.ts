@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { nextState, parseRetrySchedule } from "./delivery";
 
-// Spec, States and transitions: Delivery; decisions.md, Configuration: WEBHOOK_RETRY_SCHEDULE.
+// docs/webhooks.md, "Delivery" (the schedule) and "Configuration" (WEBHOOK_RETRY_SCHEDULE).
 describe("parseRetrySchedule", () => {
   it("reads the default 0s,30s,5m as offsets in ms", () => {
     expect(parseRetrySchedule("0s,30s,5m")).toEqual([0, 30_000, 300_000]);

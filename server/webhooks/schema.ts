@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The five event types (spec, Events). */
+/** The five event types (docs/webhooks.md, "Events"). */
 export const EVENT_TYPES = [
   "user.verified",
   "user.cancelled",
@@ -22,13 +22,13 @@ export function isOrderEvent(type: EventType): boolean {
   return type.startsWith("order.");
 }
 
-/** The envelope's `apiVersion` (spec, Versioning). */
+/** The envelope's `apiVersion` (docs/webhooks.md, "Envelope"; docs/api.md, "Versioning"). */
 export const API_VERSION = "2026-05-12";
 
 export const EndpointScope = z.enum(["developer", "merchant"]);
 export type EndpointScope = z.infer<typeof EndpointScope>;
 
-/** `mk_we_` + 16 lowercase hex (spec, Webhook endpoint). */
+/** `mk_we_` + 16 lowercase hex (docs/api.md, "Identifiers"). */
 export const ENDPOINT_ID_PATTERN = /^mk_we_[0-9a-f]{16}$/;
 export const SIGNING_SECRET_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -47,7 +47,7 @@ const SubscribedEvents = z
   .meta({ description: "Event types delivered to this endpoint. Duplicates are ignored." });
 const Description = z.string().max(500);
 
-/** POST /v1/webhook_endpoints (spec; decisions.md, Operations 8). */
+/** POST /v1/webhook_endpoints (docs/webhooks.md, "Endpoints"). */
 export const CreateWebhookEndpointInput = z
   .strictObject({
     url: Url,
@@ -86,7 +86,10 @@ export type TestFireInput = z.infer<typeof TestFireInput>;
 // ---------------------------------------------------------------------------------------------------------------
 // Outputs
 
-/** Every field of the spec's Webhook endpoint table except `signingSecret` (shown by create and rotate only). */
+/**
+ * Every field of the endpoint object except `signingSecret`, shown by create and rotate only
+ * (docs/webhooks.md, "Endpoints").
+ */
 export const WebhookEndpointDto = z
   .object({
     endpointId: z.string().regex(ENDPOINT_ID_PATTERN),
@@ -134,7 +137,10 @@ export const DeliveryAttemptDto = z
 export const DeliveryStatus = z.enum(["pending", "delivered", "failed", "max_attempts_reached"]);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
-/** decisions.md, Webhooks: the delivery log entry, plus the first 2 KiB of the last response body. */
+/**
+ * The delivery log entry, with the first 2 KiB of the last response body (docs/webhooks.md, "Delivery log and
+ * test fires").
+ */
 export const WebhookDeliveryDto = z
   .object({
     id: z.string(),
@@ -163,7 +169,7 @@ export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 export const TestFireResponse = z.object({ eventId: z.string() }).meta({ id: "TestWebhookResponse" });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Event payloads (spec, Events: data shapes; decisions.md, Orders)
+// Event payloads (docs/webhooks.md, "`data` by type")
 
 const Timestamp = z.string();
 const CustomStatus = z.object({ id: z.string(), label: z.string() });
@@ -229,7 +235,7 @@ export const EVENT_DATA_SCHEMAS = {
 
 export type EventData<T extends EventType> = z.input<(typeof EVENT_DATA_SCHEMAS)[T]>;
 
-/** The envelope POSTed to receivers (spec, Events: Envelope). */
+/** The envelope POSTed to receivers (docs/webhooks.md, "Envelope"). */
 export type EventEnvelope = {
   type: EventType;
   eventId: string;

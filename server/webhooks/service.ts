@@ -39,9 +39,12 @@ import { wakeDeliveries } from "./wake";
  * scope, is 404.
  */
 
-/** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Limits"). */
+/** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Endpoints"). */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
-/** The delivery log shows the last 50 per endpoint, kept 30 days (docs/webhooks.md, "Delivery log"). */
+/**
+ * The delivery log shows the last 50 per endpoint, kept 30 days (docs/webhooks.md, "Delivery log and test
+ * fires").
+ */
 export const DELIVERY_LOG_SIZE = 50;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -100,9 +103,9 @@ async function findOwned(db: Db, actor: Actor, scope: EndpointScope, id: string)
 }
 
 /**
- * Creates an endpoint with a fresh 64-hex signing secret, returned this once only (stored encrypted).
- * The URL passes the registration checks (spec, Limits: URL validation). 16 per account, counted under a lock
- * on the account row so concurrent creates cannot pass the limit. Spec: POST /v1/webhook_endpoints.
+ * Creates an endpoint with a fresh 64-hex signing secret, returned this once only (stored encrypted). The URL
+ * passes the registration checks (docs/webhooks.md, "URL rules"). 16 per account, counted under a lock on the
+ * account row so concurrent creates cannot pass the limit. POST /v1/webhook_endpoints.
  */
 export async function createEndpoint(
   ctx: ServiceContext,
@@ -110,7 +113,7 @@ export async function createEndpoint(
 ): Promise<WebhookEndpointWithSecretDto> {
   const { scope = "developer", endpoint: input } = args;
   const actor = ownerOf(ctx, scope, "createWebhookEndpoint");
-  // Stored exactly as sent (the spec's `url` echoes what was registered); it is parsed again before each attempt.
+  // Stored exactly as sent (`url` answers what was registered); it is parsed again before each attempt.
   assertAllowedWebhookUrl(input.url);
   const url = input.url;
   const subscribedEvents = normalizeEvents(scope, input.subscribedEvents);
@@ -144,7 +147,7 @@ export async function createEndpoint(
   return { ...toEndpointDto(row), signingSecret: secret };
 }
 
-/** Lists the account's endpoints by id, `limit` per page, with `nextCursor` (decisions.md, Bodies: Lists). */
+/** Lists the account's endpoints by id, `limit` per page, with `nextCursor` (docs/api.md, "Lists"). */
 export async function listEndpoints(
   ctx: ServiceContext,
   args: Scoped & ListQuery,
@@ -167,7 +170,7 @@ export async function listEndpoints(
   return toPage(rows, query.limit, toEndpointDto);
 }
 
-/** One endpoint, without its secret. Spec: GET /v1/webhook_endpoints/{id}. */
+/** One endpoint, without its secret. GET /v1/webhook_endpoints/{id}. */
 export async function getEndpoint(ctx: ServiceContext, args: EndpointRef): Promise<WebhookEndpointDto> {
   const { scope = "developer", endpointId } = args;
   return toEndpointDto(await findOwned(ctx.db, ownerOf(ctx, scope, "getWebhookEndpoint"), scope, endpointId));
@@ -177,7 +180,8 @@ export async function getEndpoint(ctx: ServiceContext, args: EndpointRef): Promi
  * Partial update: only present fields change; the secret cannot be set or rotated here and is not returned.
  * A new URL passes the registration checks again. Pausing (`enabled: false`) stops the endpoint's pending work
  * in the same transaction: deliveries not attempted yet are removed and scheduled retries are cancelled
- * (spec, States: paused: no HTTP attempt, no retries, no delivery rows). Spec: POST /v1/webhook_endpoints/{id}.
+ * (docs/webhooks.md, "Endpoints": paused means no HTTP attempt, no retries, no delivery rows).
+ * POST /v1/webhook_endpoints/{id}.
  */
 export async function updateEndpoint(
   ctx: ServiceContext,
@@ -245,7 +249,7 @@ export async function deleteEndpoint(
 
 /**
  * A new signing secret, returned once; `signingSecretVersion` +1. Deliveries are signed at attempt time with
- * the current secret, so the old one stops at once, pending retries included (spec, States: rotate-secret).
+ * the current secret, so the old one stops at once, pending retries included (docs/webhooks.md, "Endpoints").
  */
 export async function rotateSigningSecret(
   ctx: ServiceContext,

@@ -2,7 +2,9 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, json, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accounts } from "@/server/accounts/tables";
 
-/** Webhook endpoints (spec, Webhook endpoint). The signing secret is stored encrypted (SECRETS_KEY). */
+/**
+ * Webhook endpoints (docs/webhooks.md, "Endpoints"). The signing secret is stored encrypted (SECRETS_KEY).
+ */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {

@@ -22,7 +22,7 @@ function rejection(fn: () => unknown): AppError | null {
   }
 }
 
-describe("assertAllowedWebhookUrl (spec, Limits: URL validation at registration)", () => {
+describe('assertAllowedWebhookUrl: the checks at registration (docs/webhooks.md, "URL rules")', () => {
   const strict = { allowLocal: false };
 
   it("accepts a public https URL and returns it parsed", () => {
@@ -96,7 +96,7 @@ describe("assertAllowedWebhookUrl (spec, Limits: URL validation at registration)
       expect(() => assertAllowedWebhookUrl(url, strict)).not.toThrow();
   });
 
-  describe("with UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS=1 (decisions.md, Configuration)", () => {
+  describe('with UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS=1 (docs/webhooks.md, "Configuration")', () => {
     const local = { allowLocal: true };
     it("accepts http:// and loopback targets", () => {
       for (const url of [
@@ -140,7 +140,7 @@ describe("classifyAddress", () => {
   });
 });
 
-describe("resolveAndCheck (decisions.md, Webhooks: every resolved address is checked before every attempt)", () => {
+describe('resolveAndCheck: every resolved address is checked before every attempt (docs/webhooks.md, "URL rules")', () => {
   it("rejects a host name that is not on the name list but resolves to 127.0.0.1", async () => {
     const alias = loopbackAliasFromHosts();
     expect(alias, "/etc/hosts needs a non-localhost name for 127.x (the machine's own name)").not.toBeNull();
@@ -213,7 +213,7 @@ describe("safeFetch", () => {
     expect(seen).toContain(`POST /named ${alias}:${port}`);
   });
 
-  it("does not follow redirects (decisions.md, Webhooks)", async () => {
+  it('does not follow redirects (docs/webhooks.md, "URL rules")', async () => {
     const before = seen.length;
     const res = await safeFetch(`http://127.0.0.1:${port}/redirect`, { timeoutMs: 2000, allowLocal: true });
     expect(res.status).toBe(302);

@@ -7,7 +7,7 @@ import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 
 /**
- * SSRF guard for webhook URLs (spec, Limits: URL validation; decisions.md, Webhooks).
+ * SSRF guard for webhook URLs (docs/webhooks.md, "URL rules").
  *
  * Two layers:
  * 1. `assertAllowedWebhookUrl` at registration and update: scheme, length, forbidden host names and IP literals.
@@ -105,13 +105,16 @@ function v4(
   return { bytes: [a, b, c, d], prefix, cls };
 }
 
-/** IPv4 ranges refused. The spec's list, plus the other ranges that never lead to a public receiver. */
+/**
+ * IPv4 ranges refused (docs/webhooks.md, "URL rules"): loopback, private and link-local, plus the other
+ * ranges that never lead to a public receiver.
+ */
 const IPV4_RANGES: Range[] = [
-  v4(127, 0, 0, 0, 8, "loopback"), // spec
-  v4(10, 0, 0, 0, 8), // spec
-  v4(172, 16, 0, 0, 12), // spec
-  v4(192, 168, 0, 0, 16), // spec
-  v4(169, 254, 0, 0, 16), // spec (link-local, cloud metadata 169.254.169.254)
+  v4(127, 0, 0, 0, 8, "loopback"), // loopback
+  v4(10, 0, 0, 0, 8), // private
+  v4(172, 16, 0, 0, 12), // private
+  v4(192, 168, 0, 0, 16), // private
+  v4(169, 254, 0, 0, 16), // link-local, cloud metadata 169.254.169.254
   v4(0, 0, 0, 0, 8), // "this network"; 0.0.0.0 reaches the local host
   v4(100, 64, 0, 0, 10), // carrier-grade NAT, internal by nature
   v4(192, 0, 0, 0, 24), // IETF protocol assignments
@@ -124,12 +127,12 @@ function hex16(groups: number[]): number[] {
   return groups.flatMap((g) => [g >> 8, g & 0xff]);
 }
 
-/** IPv6 ranges refused: the spec's fc00::/7 and fe80::/10, plus loopback, unspecified, site-local, multicast. */
+/** IPv6 ranges refused: fc00::/7 and fe80::/10, plus loopback, unspecified, site-local, multicast. */
 const IPV6_RANGES: Range[] = [
   { bytes: hex16([0, 0, 0, 0, 0, 0, 0, 1]), prefix: 128, cls: "loopback" }, // ::1
   { bytes: hex16([0, 0, 0, 0, 0, 0, 0, 0]), prefix: 128, cls: "private" }, // ::
-  { bytes: hex16([0xfc00]), prefix: 7, cls: "private" }, // spec: unique local
-  { bytes: hex16([0xfe80]), prefix: 10, cls: "private" }, // spec: link-local
+  { bytes: hex16([0xfc00]), prefix: 7, cls: "private" }, // unique local
+  { bytes: hex16([0xfe80]), prefix: 10, cls: "private" }, // link-local
   { bytes: hex16([0xfec0]), prefix: 10, cls: "private" }, // deprecated site-local
   { bytes: hex16([0xff00]), prefix: 8, cls: "private" }, // multicast
 ];

@@ -2,7 +2,8 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { computeSignature, signatureHeader, verifyWebhookSignature } from "./verify";
 
-// Spec, Events: Signature 1-3; decisions.md, Webhooks (key = the 64 hex characters as ASCII bytes, no spaces).
+// docs/webhooks.md, "Signature" 1-3 (key = the 64 hex characters as ASCII bytes) and "Delivery" (no spaces in
+// the header).
 const secret = "a3f1".repeat(16);
 const body = '{"type":"user.verified","eventId":"7d9f0c6e-4a53-4c1b-9d8e-2f1a0b3c4d5e","data":{"n":1.50}}';
 const now = 1_767_225_600_000;
@@ -31,7 +32,7 @@ describe("verifyWebhookSignature", () => {
     expect(verifyWebhookSignature(body, header, secret, { now: now - 300_000 })).toBe(true);
   });
 
-  it("rejects a stale or future t beyond the tolerance (spec: 300 seconds)", () => {
+  it('rejects a stale or future t beyond the tolerance (docs/webhooks.md, "Signature": 300 seconds)', () => {
     expect(verifyWebhookSignature(body, header, secret, { now: now + 301_000 })).toBe(false);
     expect(verifyWebhookSignature(body, header, secret, { now: now - 301_000 })).toBe(false);
     expect(verifyWebhookSignature(body, header, secret, { now: now + 20_000, toleranceSec: 10 })).toBe(false);

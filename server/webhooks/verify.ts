@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
- * Webhook signatures (spec, Events: Signature; decisions.md, Webhooks).
+ * Webhook signatures (docs/webhooks.md, "Signature").
  *
  * `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's
  * 64-hex `signingSecret` taken as ASCII bytes (no derivation, not hex-decoded). No spaces in the header.
@@ -23,7 +23,7 @@ export function signatureHeader(secret: string, timestamp: number, rawBody: stri
 }
 
 export type VerifyOptions = {
-  /** Maximum |now - t| in seconds (spec: 300). */
+  /** Maximum |now - t| in seconds (docs/webhooks.md, "Signature": 300). */
   toleranceSec?: number;
   /** The current time (Date or unix milliseconds); default the clock. */
   now?: Date | number;

@@ -11,7 +11,7 @@ import { emitEvent } from "./events";
 import { createTestEndpoint, eventually, type Receiver, setTestEnv, startReceiver } from "./testing";
 import { startDeliveryWorker } from "./worker";
 
-// Issue 4, item 5b: several workers, leases that expire, at-least-once, never lost.
+// docs/webhooks.md, "Engines": several workers, leases that expire, at-least-once, never lost.
 setTestEnv({
   UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
   WEBHOOK_RETRY_SCHEDULE: "0ms,1s,2s",

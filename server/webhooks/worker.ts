@@ -16,7 +16,7 @@ import {
 import { DELIVERY_CHANNEL, onWakeDeliveries } from "./wake";
 
 /**
- * The in-process delivery engine (the default; issue 4, item 5b).
+ * The in-process delivery engine (the default; docs/webhooks.md, "Engines").
  *
  * - Claims due deliveries in batches with `FOR UPDATE SKIP LOCKED` under an expiring lease (`claimDueDeliveries`),
  *   so several processes can run it on one PostgreSQL database: no attempt is claimed twice, and a crashed
