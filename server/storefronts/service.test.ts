@@ -119,6 +119,8 @@ describe("storefront services, whatever the door", () => {
     expect(published.published).toBe(true);
     expect(published.slug).toMatch(/^cafe-rio/);
     expect(published._links.publicUrl).toBe(`http://localhost:3000/s/${published.slug}`);
+    // Publishing again is a no-op: nothing is written, so a client's If-Match stays valid.
+    expect(await publishStorefront(ctx, { storefrontId: storefront.id })).toEqual(published);
   });
 
   it("a verified session that has not accepted the current terms can read but not write (tos_not_accepted)", async () => {

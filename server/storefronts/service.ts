@@ -376,6 +376,8 @@ export async function publishStorefront(
   if (!PLAN_LIMITS[account.plan].publishable) {
     throw new AppError("plan_cannot_publish", { upgrade: upgradeFor(account.plan) });
   }
+  // Already published: nothing to write, so `updatedAt` (a client's If-Match) does not move.
+  if (current.published && current.slug) return toStorefrontDto(current);
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = current.slug ?? (await freeSlug(ctx.db, slugify(current.name)));
     try {

@@ -209,7 +209,7 @@ export function sampleEventData(
       publicOrderId: order.publicOrderId,
       userId,
       menuId: order.menuId,
-      previousState: { orderStatus: "pending", customStatus: null },
+      previousState: { orderStatus: "pending", customStatus: { id: "pending", label: "Pending" } },
       newState: { orderStatus: "accepted", customStatus: { id: "accepted", label: "Accepted" } },
       updatedAt: at,
     },
