@@ -6,3 +6,4 @@ export * from "@/server/orders/tables";
 export * from "@/server/products/tables";
 export * from "@/server/storefronts/tables";
 export * from "@/server/webhooks/tables";
+export * from "@/server/sessions/tables";
