@@ -7,6 +7,13 @@ export const DEFAULT_AFTER_SIGN_IN = "/dashboard";
  * themselves are refused (no loops). Anything else: null.
  */
 export function safeNextPath(value: string | null | undefined): string | null {
+  const path = sameSitePath(value);
+  if (path === null || /^\/(signin|signout)(\/|$|\?|#)/.test(path)) return null;
+  return path;
+}
+
+/** A path on this site (one leading `/`, no backslash or control character, same origin), or null. */
+export function sameSitePath(value: string | null | undefined): string | null {
   if (!value || value.length > 2000) return null;
   if (!value.startsWith("/") || value.startsWith("//")) return null;
   // Control characters and backslashes: browsers read "/\evil.example" as "//evil.example".
@@ -20,6 +27,5 @@ export function safeNextPath(value: string | null | undefined): string | null {
     return null;
   }
   if (url.origin !== base) return null;
-  if (/^\/(signin|signout)(\/|$)/.test(url.pathname)) return null;
   return `${url.pathname}${url.search}${url.hash}`;
 }

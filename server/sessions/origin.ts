@@ -22,11 +22,14 @@ function originOf(url: string): string | null {
  */
 export function isSameOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
-  if (origin !== null) {
-    if (origin === "null") return false;
-    return origin === originOf(env().APP_URL) || origin === originOf(request.url);
-  }
+  if (origin !== null) return isAppOrigin(origin, request);
   const fetchSite = request.headers.get("sec-fetch-site");
   if (fetchSite !== null) return fetchSite === "same-origin";
   return SAFE_METHODS.has(request.method.toUpperCase());
+}
+
+/** True when `origin` is APP_URL's origin or the request's own origin (`null` never is). */
+export function isAppOrigin(origin: string, request: Request): boolean {
+  if (origin === "null") return false;
+  return origin === originOf(env().APP_URL) || origin === originOf(request.url);
 }

@@ -10,6 +10,7 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { listOutbox } from "@/server/mail/service";
 import { webhookDeliveries, webhookEvents } from "@/server/webhooks/tables";
 import { createTestEndpoint, setTestEnv } from "@/server/webhooks/testing";
+import { SESSION_TTL_MS } from "./constants";
 import {
   acceptTermsForAccount,
   completeBootstrapChoice,
@@ -19,7 +20,6 @@ import {
   purgeExpiredSignInData,
   requestSignInCode,
   resolveSession,
-  SESSION_TTL_MS,
   SIGN_IN_LIMITS,
   signOut,
   signOutEverywhere,

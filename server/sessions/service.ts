@@ -12,6 +12,7 @@ import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import { wakeDeliveries } from "@/server/webhooks/wake";
+import { SESSION_EXTEND_AFTER_MS, SESSION_TTL_MS } from "./constants";
 import {
   type BootstrapChoice,
   type NewSession,
@@ -38,7 +39,6 @@ import { sessions, signInChallenges, signInCodes, signInRateLimits } from "./tab
 
 const MINUTE_MS = 60_000;
 const HOUR_S = 3600;
-const DAY_MS = 86_400_000;
 
 export const SIGN_IN_CODE_TTL_MS = 10 * MINUTE_MS;
 /** One sign-in mail a minute per address. */
@@ -47,9 +47,6 @@ export const SIGN_IN_CODE_RESEND_MS = MINUTE_MS;
 export const MAX_SIGN_IN_CODE_ATTEMPTS = 5;
 /** Time to answer "continue or start a new account" once the code is proven. */
 export const SIGN_IN_CHALLENGE_TTL_MS = 15 * MINUTE_MS;
-export const SESSION_TTL_MS = 30 * DAY_MS;
-/** Sliding expiry moves `expires_at` forward only when this much time passed since it last moved. */
-export const SESSION_EXTEND_AFTER_MS = DAY_MS;
 
 /** Per fixed one-hour window. A code is mailed at most once a minute on top of these. */
 export const SIGN_IN_LIMITS = {
