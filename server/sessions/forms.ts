@@ -64,11 +64,20 @@ async function readForm(request: Request): Promise<Record<string, string>> {
   }
 }
 
-/** `/signin?error=…`: what the page needs to show the error next to its field. */
-function errorLocation(path: string, error: AppError, extra: Record<string, string> = {}): string {
+/**
+ * `/signin?error=…`: what the page needs to show the error next to its field. An error about no field in
+ * particular (a rate limit) goes next to the step's own field, `field`.
+ */
+function errorLocation(
+  path: string,
+  error: AppError,
+  extra: Record<string, string> = {},
+  field?: string,
+): string {
   const query = new URLSearchParams(extra);
   query.set("error", error.code);
-  if (error.options.param) query.set("param", error.options.param);
+  const param = error.options.param ?? field;
+  if (param) query.set("param", param);
   if (error.options.retryAfterMs)
     query.set("retry", String(Math.max(1, Math.ceil(error.options.retryAfterMs / 60_000))));
   return `${path}?${query.toString()}`;
@@ -115,7 +124,8 @@ export async function handleEmailStep(request: Request): Promise<Response> {
       );
       return seeOther({ location: "/signin", cookies: [pendingSignInCookie({ email: sent.email, next })] });
     },
-    (error) => seeOther({ location: errorLocation("/signin", error, { step: "email" }), cookies: [pending] }),
+    (error) =>
+      seeOther({ location: errorLocation("/signin", error, { step: "email" }, "email"), cookies: [pending] }),
   );
 }
 
@@ -134,7 +144,7 @@ export async function handleResend(request: Request): Promise<Response> {
       );
       return seeOther({ location: "/signin?resent=1" });
     },
-    (error) => seeOther({ location: errorLocation("/signin", error) }),
+    (error) => seeOther({ location: errorLocation("/signin", error, {}, "code") }),
   );
 }
 
@@ -168,7 +178,7 @@ export async function handleCodeStep(request: Request): Promise<Response> {
       }
       return afterSignIn(result, pending.next, now);
     },
-    (error) => seeOther({ location: errorLocation("/signin", error) }),
+    (error) => seeOther({ location: errorLocation("/signin", error, {}, "code") }),
   );
 }
 
@@ -197,7 +207,7 @@ export async function handleChoiceStep(request: Request): Promise<Response> {
     },
     (error) =>
       seeOther({
-        location: errorLocation("/signin", error, { step: "email" }),
+        location: errorLocation("/signin", error, { step: "email" }, "email"),
         cookies: [clearPendingSignInCookie()],
       }),
   );

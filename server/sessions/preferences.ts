@@ -11,11 +11,7 @@ function backPath(request: Request): string {
   if (!referer) return "/";
   try {
     const url = new URL(referer);
-    if (
-      url.origin !== new URL(request.url).origin &&
-      !isSameOrigin(new Request(request.url, { method: "POST", headers: { origin: url.origin } }))
-    )
-      return "/";
+    if (!isAppOrigin(url.origin, request)) return "/";
     return sameSitePath(`${url.pathname}${url.search}`) ?? "/";
   } catch {
     return "/";

@@ -2,25 +2,34 @@
 
 import { useEffect, useRef, useState } from "react";
 import { Button, type ButtonProps } from "./button";
+import { SpinnerIcon } from "./icons";
 
 /**
- * A submit button for plain HTML forms (they post without JavaScript too): once its form is submitted it
- * shows the loading state, so a second click cannot send the form twice. `name`/`value` go with the form as
- * usual.
+ * A submit button for plain HTML forms (they post without JavaScript too). Once its form is submitted it shows
+ * the busy state and the form refuses a second submission. It is NOT disabled while busy: a disabled submitter
+ * drops its own `name=value` from the form data, and the page may still be posting it.
  */
-export function SubmitButton(props: Omit<ButtonProps, "type" | "loading">) {
+export function SubmitButton({ children, ...props }: Omit<ButtonProps, "type" | "loading">) {
   const ref = useRef<HTMLButtonElement>(null);
   const [isSubmitting, setSubmitting] = useState(false);
   useEffect(() => {
     const form = ref.current?.form;
     if (!form) return;
+    let hasSubmitted = false;
     const onSubmit = (event: SubmitEvent) => {
-      // Only the button that sent the form turns busy; the others are just blocked by the form's navigation.
-      if (!event.defaultPrevented && (event.submitter === ref.current || !event.submitter))
-        setSubmitting(true);
+      if (event.defaultPrevented) return;
+      if (hasSubmitted) {
+        event.preventDefault();
+        return;
+      }
+      hasSubmitted = true;
+      if (event.submitter === ref.current || !event.submitter) setSubmitting(true);
     };
-    // bfcache: coming back to the page must not leave the button spinning.
-    const onPageShow = () => setSubmitting(false);
+    // Coming back to the page (bfcache) must not leave it busy.
+    const onPageShow = () => {
+      hasSubmitted = false;
+      setSubmitting(false);
+    };
     form.addEventListener("submit", onSubmit);
     window.addEventListener("pageshow", onPageShow);
     return () => {
@@ -28,5 +37,10 @@ export function SubmitButton(props: Omit<ButtonProps, "type" | "loading">) {
       window.removeEventListener("pageshow", onPageShow);
     };
   }, []);
-  return <Button ref={ref} type="submit" loading={isSubmitting} {...props} />;
+  return (
+    <Button ref={ref} type="submit" aria-busy={isSubmitting || undefined} {...props}>
+      {isSubmitting ? <SpinnerIcon /> : null}
+      {children}
+    </Button>
+  );
 }
