@@ -116,7 +116,7 @@ export async function Shell({
           </Link>
           <div className="ml-auto hidden min-w-0 items-center gap-2 md:flex">
             <span
-              className="max-w-64 truncate text-sm text-muted"
+              className="max-w-64 truncate text-sm text-muted lg:max-w-80"
               title={account.email}
               data-testid="shell-email"
             >
