@@ -1,18 +1,9 @@
-import {
-  type Api,
-  checkA11y,
-  expect,
-  runCli,
-  screenshot,
-  signIn,
-  test,
-  uniqueEmail,
-} from "./support/fixtures";
+import { type Api, checkA11y, expect, runCli, screenshot, test, uniqueEmail } from "./support/fixtures";
 
 test.describe("sign-in through a mailed code", () => {
   test("a new person signs up with the mailed code, accepts the terms and lands on /dashboard", async ({
     page,
-    mailbox,
+    mail,
   }) => {
     const email = uniqueEmail("newcomer");
     await page.goto("/signin");
@@ -32,9 +23,9 @@ test.describe("sign-in through a mailed code", () => {
     await checkA11y(page);
     await screenshot(page, "signin-2-code");
 
-    const mail = await mailbox.waitForMail(email, since);
-    expect(mail.subject).toMatch(/^Your Marea sign-in code: \d{6}$/);
-    const code = await mailbox.waitForCode(email, since);
+    const codeMail = await mail.waitForMail(email, since);
+    expect(codeMail.subject).toMatch(/^Your Marea sign-in code: \d{6}$/);
+    const code = await mail.waitForCode(email, since);
     await codeInput.fill(code);
     await page.getByRole("button", { name: "Sign in" }).click();
 
@@ -61,13 +52,13 @@ test.describe("sign-in through a mailed code", () => {
     await page.waitForURL(/\/dashboard$/);
   });
 
-  test("a wrong code shows the error next to the code field", async ({ page, mailbox }) => {
+  test("a wrong code shows the error next to the code field", async ({ page, mail }) => {
     const email = uniqueEmail("typo");
     await page.goto("/signin");
     await page.getByLabel("Email address").fill(email);
     const since = Date.now() - 1000;
     await page.getByRole("button", { name: "Send code" }).click();
-    const code = await mailbox.waitForCode(email, since);
+    const code = await mail.waitForCode(email, since);
     await page.getByLabel("6-digit code").fill(code === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Sign in" }).click();
 
@@ -126,6 +117,54 @@ test.describe("sign-in through a mailed code", () => {
   });
 });
 
+test.describe("getting there and back", () => {
+  test("a signed-out visitor is sent to /signin and, once signed in, comes back to the page asked for", async ({
+    page,
+    mail,
+  }) => {
+    await page.goto("/dashboard?view=compact");
+    await page.waitForURL(/\/signin\?next=%2Fdashboard%3Fview%3Dcompact$/);
+    const email = uniqueEmail("returning");
+    await page.getByLabel("Email address").fill(email);
+    const since = Date.now() - 1000;
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByLabel("6-digit code").fill(await mail.waitForCode(email, since));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Accept and continue" }).click();
+    await page.waitForURL(/\/dashboard\?view=compact$/);
+  });
+
+  test("an off-site `next` is ignored", async ({ page, mail }) => {
+    const email = uniqueEmail("phished");
+    await page.goto("/signin?next=//evil.example/steal");
+    await page.getByLabel("Email address").fill(email);
+    const since = Date.now() - 1000;
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByLabel("6-digit code").fill(await mail.waitForCode(email, since));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Accept and continue" }).click();
+    await page.waitForURL(/\/dashboard$/);
+    expect(new URL(page.url()).host).toBe(new URL(process.env.E2E_BASE_URL ?? "").host);
+  });
+
+  test("a new code can be asked for, but no second mail goes out within the minute", async ({
+    page,
+    mail,
+  }) => {
+    const email = uniqueEmail("impatient");
+    await page.goto("/signin");
+    await page.getByLabel("Email address").fill(email);
+    await page.getByRole("button", { name: "Send code" }).click();
+    await mail.waitForMail(email);
+    await page.getByRole("button", { name: "Send a new code" }).click();
+    await expect(page.getByRole("status")).toContainText("Use the code in the newest mail.");
+    await expect(page.getByLabel("6-digit code")).toBeFocused();
+    // Give a mail the time to arrive if one (wrongly) went out.
+    await page.waitForTimeout(1500);
+    expect(await mail.list(email)).toHaveLength(1);
+  });
+});
+
 test.describe("an address a developer partner registered", () => {
   async function developerWithEndpoint(
     api: Api,
@@ -143,7 +182,7 @@ test.describe("an address a developer partner registered", () => {
 
   test("continue with it: the account is verified, the partner gets a signed user.verified", async ({
     page,
-    mailbox,
+    signIn,
     api,
     receiver,
   }) => {
@@ -156,7 +195,7 @@ test.describe("an address a developer partner registered", () => {
     expect(bootstrapped.status).toBe(201);
     const userId = bootstrapped.body.user.id;
 
-    await signIn(page, mailbox, email, { expectChoice: true });
+    await signIn(page, email, { expectChoice: true });
     await expect(page.getByText(`A developer partner created an account for ${email}`)).toBeVisible();
     await checkA11y(page);
     await screenshot(page, "signin-3-choose");
@@ -185,7 +224,7 @@ test.describe("an address a developer partner registered", () => {
 
   test("start a new account: the partner's account is cancelled (squatting_defense) and a new one signs in", async ({
     page,
-    mailbox,
+    signIn,
     api,
     receiver,
   }) => {
@@ -197,7 +236,7 @@ test.describe("an address a developer partner registered", () => {
     });
     const userId = bootstrapped.body.user.id;
 
-    await signIn(page, mailbox, email, { expectChoice: true });
+    await signIn(page, email, { expectChoice: true });
     await page.getByRole("button", { name: "Start a new account" }).click();
     await page.waitForURL(/\/signin\/terms/);
     await page.getByRole("button", { name: "Accept and continue" }).click();
@@ -215,8 +254,8 @@ test.describe("an address a developer partner registered", () => {
 });
 
 test.describe("signing out and cross-site requests", () => {
-  test("after sign-out the old cookie no longer opens the dashboard", async ({ page, mailbox, browser }) => {
-    await signIn(page, mailbox, uniqueEmail("leaver"));
+  test("after sign-out the old cookie no longer opens the dashboard", async ({ page, signIn, browser }) => {
+    await signIn(page, uniqueEmail("leaver"));
     const cookie = (await page.context().cookies()).find((c) => c.name === "marea_session");
     expect(cookie).toBeDefined();
 
@@ -235,7 +274,12 @@ test.describe("signing out and cross-site requests", () => {
     await replay.close();
   });
 
-  test("a POST with a foreign Origin is refused and changes nothing", async ({ page, mailbox, request }) => {
+  test("a POST with a foreign Origin is refused and changes nothing", async ({
+    page,
+    signIn,
+    mail,
+    request,
+  }) => {
     const email = uniqueEmail("target");
     const foreign = await request.post("/signin/email", {
       form: { email },
@@ -244,9 +288,9 @@ test.describe("signing out and cross-site requests", () => {
     });
     expect(foreign.status()).toBe(403);
     expect(await foreign.text()).toBe("The request came from another site and was refused.");
-    expect(await mailbox.list(email)).toEqual([]);
+    expect(await mail.list(email)).toEqual([]);
 
-    await signIn(page, mailbox, uniqueEmail("victim"));
+    await signIn(page, uniqueEmail("victim"));
     const cookie = (await page.context().cookies()).find((c) => c.name === "marea_session");
     const signOut = await request.post("/signout", {
       headers: { origin: "https://evil.example", cookie: `marea_session=${cookie?.value}` },

@@ -1,21 +1,9 @@
-import {
-  checkA11y,
-  expect,
-  runCli,
-  SCREENSHOTS,
-  screenshot,
-  signIn,
-  test,
-  uniqueEmail,
-} from "./support/fixtures";
+import { checkA11y, expect, runCli, SCREENSHOTS, screenshot, test, uniqueEmail } from "./support/fixtures";
 
 test.describe("the dashboard shell", () => {
-  test("landmarks, skip link and navigation at 1280 px; a menu sheet at 360 px", async ({
-    page,
-    mailbox,
-  }) => {
+  test("landmarks, skip link and navigation at 1280 px; a menu sheet at 360 px", async ({ page, signIn }) => {
     const email = uniqueEmail("shell");
-    await signIn(page, mailbox, email);
+    await signIn(page, email);
     await expect(page.getByRole("banner")).toBeVisible();
     await expect(page.getByRole("main")).toBeVisible();
     await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
@@ -45,10 +33,10 @@ test.describe("the dashboard shell", () => {
     await expect(menuButton).toBeFocused();
   });
 
-  test("an account with developer keys also sees Developers", async ({ page, mailbox }) => {
+  test("an account with developer keys also sees Developers", async ({ page, signIn }) => {
     const email = uniqueEmail("partner");
     await runCli(["dev-key", "create", "--email", email]);
-    await signIn(page, mailbox, email);
+    await signIn(page, email);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     await expect(nav.getByRole("link")).toHaveText([
       "Overview",
@@ -63,9 +51,9 @@ test.describe("the dashboard shell", () => {
 
   test("the language switcher changes every text and <html lang>, and the choice sticks", async ({
     page,
-    mailbox,
+    signIn,
   }) => {
-    await signIn(page, mailbox, uniqueEmail("polyglot"));
+    await signIn(page, uniqueEmail("polyglot"));
     await page.getByTestId("language-switcher").locator("summary").click();
     await page.getByRole("button", { name: "Português" }).click();
     await expect(page.locator("html")).toHaveAttribute("lang", "pt");
@@ -85,10 +73,10 @@ test.describe("the dashboard shell", () => {
 
   test("the theme is decided on the server (no flash): the cookie puts the class on <html>", async ({
     page,
-    mailbox,
+    signIn,
     request,
   }) => {
-    await signIn(page, mailbox, uniqueEmail("night"));
+    await signIn(page, uniqueEmail("night"));
     await page.getByTestId("theme-toggle").locator("summary").click();
     await page.getByRole("button", { name: "Dark" }).click();
     await expect(page.locator("html")).toHaveClass("dark");

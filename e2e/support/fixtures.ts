@@ -116,11 +116,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  * The whole sign-in through the mailed code, as a person does it: email, the code from the mail, the terms step
  * when it shows, then the dashboard (or the bootstrap-account question, when `expectChoice`).
  */
-export async function signIn(
+export async function signInThroughMail(
   page: Page,
   mailbox: Mailbox,
   email: string,
-  options: { expectChoice?: boolean } = {},
+  options: SignInOptions = {},
 ): Promise<void> {
   await page.goto("/signin");
   await page.getByLabel("Email address").fill(email);
@@ -147,8 +147,16 @@ function uniqueClientIp(): string {
   return `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 }
 
+export type SignInOptions = {
+  /** Stop at the bootstrap-account question instead of expecting the dashboard. */
+  expectChoice?: boolean;
+};
+
 type Fixtures = {
-  mailbox: Mailbox;
+  /** The suite's SMTP sink: `await mail.waitForCode(email)`. */
+  mail: Mailbox;
+  /** Signs `email` in (or up) on `page` through the real mailed code; lands on /dashboard. */
+  signIn: (page: Page, email: string, options?: SignInOptions) => Promise<void>;
   receiver: WebhookReceiver;
   clientIp: string;
   /** POST/GET the /v1 API with a key. */
@@ -172,10 +180,13 @@ export const test = base.extend<Fixtures>({
   extraHTTPHeaders: async ({ clientIp }, use) => {
     await use({ "x-forwarded-for": clientIp });
   },
-  mailbox: async ({}, use) => {
+  mail: async ({}, use) => {
     const url = process.env.E2E_MAIL_URL;
     if (!url) throw new Error("E2E_MAIL_URL is not set: run through e2e/playwright.config.ts");
     await use(new Mailbox(url));
+  },
+  signIn: async ({ mail }, use) => {
+    await use((page, email, options) => signInThroughMail(page, mail, email, options));
   },
   receiver: async ({}, use) => {
     const receiver = await startWebhookReceiver();
