@@ -14,6 +14,9 @@ export function uniqueEmail(label = "person"): string {
   return `${label}-${randomBytes(5).toString("hex")}@example.com`;
 }
 
+/** Subjects of the sign-in mail in en, es and pt (server/sessions/service.ts). */
+export const SIGN_IN_SUBJECT = /Marea sign-in code|para entrar en Marea|para entrar no Marea/;
+
 /** The mails the suite's SMTP sink caught (see global-setup.ts). */
 export class Mailbox {
   constructor(private readonly url: string) {}
@@ -23,11 +26,11 @@ export class Mailbox {
     return (await res.json()) as SinkMail[];
   }
 
-  /** Waits for the newest mail to `to` received after `since` (ms), 20 s at most. */
-  async waitForMail(to: string, since = 0): Promise<SinkMail> {
+  /** Waits for the newest mail to `to` received after `since` (ms) whose subject matches `subject`, 20 s at most. */
+  async waitForMail(to: string, since = 0, subject: RegExp = /./): Promise<SinkMail> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const mails = (await this.list(to)).filter((m) => m.receivedAt >= since);
+      const mails = (await this.list(to)).filter((m) => m.receivedAt >= since && subject.test(m.subject));
       const newest = mails.at(-1);
       if (newest) return newest;
       if (Date.now() > deadline) throw new Error(`no mail to ${to} within 20 s`);
@@ -35,9 +38,12 @@ export class Mailbox {
     }
   }
 
-  /** The 6-digit code of the newest mail to `to` received after `since`. */
+  /**
+   * The 6-digit code of the newest SIGN-IN mail to `to` received after `since` (an address a developer
+   * bootstrapped also gets the API's verification mail, with another code).
+   */
   async waitForCode(to: string, since = 0): Promise<string> {
-    const mail = await this.waitForMail(to, since);
+    const mail = await this.waitForMail(to, since, SIGN_IN_SUBJECT);
     const code = `${mail.subject}\n${mail.text}`.match(/\b(\d{6})\b/)?.[1];
     if (!code) throw new Error(`no 6-digit code in the mail to ${to}: ${mail.subject}`);
     return code;

@@ -3,7 +3,7 @@ import type { InputHTMLAttributes, TextareaHTMLAttributes } from "react";
 
 const CONTROL =
   "w-full rounded-md border border-border-strong bg-surface px-3 text-fg placeholder:text-muted " +
-  "disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-danger aria-invalid:border-2";
+  "disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-danger aria-invalid:ring-1 aria-invalid:ring-danger";
 
 export function Input({ className, type, ...props }: InputHTMLAttributes<HTMLInputElement>) {
   return (

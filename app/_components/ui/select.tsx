@@ -55,7 +55,7 @@ export function Select({
         aria-label={ariaLabel}
         className={clsx(
           "inline-flex h-10 w-full items-center justify-between gap-2 rounded-md border border-border-strong bg-surface px-3 text-left text-base text-fg sm:text-sm",
-          "disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-2 aria-invalid:border-danger data-placeholder:text-muted",
+          "disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-danger aria-invalid:ring-1 aria-invalid:ring-danger data-placeholder:text-muted",
           className,
         )}
       >

@@ -8,7 +8,7 @@ import { CloseIcon } from "./icons";
 
 type ToastVariant = "neutral" | "success" | "danger";
 type ToastInput = { title: string; description?: string; variant?: ToastVariant; durationMs?: number };
-type ToastItem = ToastInput & { id: number; open: boolean };
+type ToastItem = ToastInput & { id: number };
 
 const ToastContext = createContext<((toast: ToastInput) => void) | null>(null);
 
@@ -26,7 +26,7 @@ export function Toaster({ children }: { children: ReactNode }) {
   const t = useT();
   const [toasts, setToasts] = useState<ToastItem[]>([]);
   const show = useCallback((input: ToastInput) => {
-    setToasts((list) => [...list.slice(-2), { ...input, id: Date.now() + Math.random(), open: true }]);
+    setToasts((list) => [...list.slice(-2), { ...input, id: Date.now() + Math.random() }]);
   }, []);
   const value = useMemo(() => show, [show]);
   return (
@@ -36,13 +36,10 @@ export function Toaster({ children }: { children: ReactNode }) {
         {toasts.map((toast) => (
           <ToastPrimitive.Root
             key={toast.id}
-            open={toast.open}
             duration={toast.durationMs ?? 4000}
-            onOpenChange={(open) =>
-              setToasts((list) =>
-                open ? list : list.filter((item) => item.id !== toast.id || item.open === false),
-              )
-            }
+            onOpenChange={(open) => {
+              if (!open) setToasts((list) => list.filter((item) => item.id !== toast.id));
+            }}
             className={clsx(
               "relative rounded-md border bg-surface py-3 pr-10 pl-4 text-fg shadow-lg",
               VARIANTS[toast.variant ?? "neutral"],

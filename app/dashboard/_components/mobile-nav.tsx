@@ -38,7 +38,7 @@ export function MobileNav({
       >
         <MenuIcon className="size-5" />
       </DialogTrigger>
-      <DialogContent side="left" aria-describedby={undefined} data-testid="mobile-menu">
+      <DialogContent side="left" data-testid="mobile-menu">
         <DialogTitle>{t("common.menu")}</DialogTitle>
         <DialogDescription className="truncate" title={email}>
           {email}
