@@ -78,6 +78,9 @@ test.describe("the dashboard shell", () => {
   }) => {
     await signIn(page, uniqueEmail("night"));
     await page.getByTestId("theme-toggle").locator("summary").click();
+    await expect(page.getByRole("button", { name: "System" })).toHaveAttribute("aria-current", "true");
+    await checkA11y(page);
+    await page.screenshot({ path: `${SCREENSHOTS}/dashboard-theme-menu-1280.png` });
     await page.getByRole("button", { name: "Dark" }).click();
     await expect(page.locator("html")).toHaveClass("dark");
     await expect(page.locator("body")).toHaveCSS("background-color", "rgb(13, 17, 23)");

@@ -134,7 +134,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
               </Field>
               <SubmitButton className="w-full">{t("signin.code.submit")}</SubmitButton>
             </form>
-            <div className="flex flex-col gap-3 border-t border-border pt-5 text-sm sm:flex-row sm:items-center sm:justify-between">
+            <div className="flex flex-col items-start gap-3 border-t border-border pt-5 text-sm">
               <form method="post" action="/signin/resend">
                 <SubmitButton variant="link" size="sm" aria-describedby="resend-hint">
                   {t("signin.code.resend")}
@@ -143,9 +143,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
                   {t("signin.code.resendHint")}
                 </p>
               </form>
-              <a href="/signin?step=email" className="self-start sm:self-auto">
-                {t("signin.code.otherEmail")}
-              </a>
+              <a href="/signin?step=email">{t("signin.code.otherEmail")}</a>
             </div>
           </>
         ) : null}
