@@ -8,6 +8,7 @@ export default defineConfig({
     "./server/mail/tables.ts",
     "./server/orders/tables.ts",
     "./server/products/tables.ts",
+    "./server/sessions/tables.ts",
     "./server/storefronts/tables.ts",
     "./server/webhooks/tables.ts",
   ],

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    include: ["server/**/*.test.ts", "e2e/**/*.test.ts"],
+    include: ["server/**/*.test.ts", "app/**/*.test.ts", "e2e/**/*.test.ts"],
     globalSetup: ["server/testing/global-setup.ts"],
     setupFiles: ["server/testing/setup-db.ts"],
     testTimeout: 30_000,

@@ -1,11 +1,33 @@
+import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { getTheme } from "@/app/_components/preferences";
+import { Toaster } from "@/app/_components/ui/toast";
+import { CATALOGUES } from "@/app/_i18n/catalogue";
+import { I18nProvider } from "@/app/_i18n/client";
+import { getLanguage, getT } from "@/app/_i18n/server";
+import "./globals.css";
 
-export const metadata = { title: "Marea", description: "Storefront catalog and webhook service" };
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getT();
+  return {
+    title: { default: t("app.name"), template: `%s · ${t("app.name")}` },
+    description: t("app.description"),
+  };
+}
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * Every page: <html lang> from the interface language, and the theme class from the `marea_theme` cookie, both
+ * decided on the server so the first paint is right (no flash of the wrong theme or language).
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const [language, theme] = await Promise.all([getLanguage(), getTheme()]);
   return (
-    <html lang="en">
-      <body style={{ fontFamily: "system-ui, sans-serif", margin: "2rem", color: "#111" }}>{children}</body>
+    <html lang={language} className={theme === "system" ? undefined : theme}>
+      <body className="antialiased">
+        <I18nProvider language={language} messages={CATALOGUES[language]}>
+          <Toaster>{children}</Toaster>
+        </I18nProvider>
+      </body>
     </html>
   );
 }

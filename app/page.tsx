@@ -1,7 +1,7 @@
 export default function HomePage() {
   return (
-    <main>
-      <h1>Marea</h1>
+    <main className="mx-auto max-w-3xl space-y-3 px-4 py-8 [&_ul]:list-disc [&_ul]:pl-6">
+      <h1 className="text-2xl font-semibold">Marea</h1>
       <p>Storefront catalog and webhook service.</p>
       <ul>
         <li>
@@ -12,6 +12,9 @@ export default function HomePage() {
         </li>
         <li>
           <a href="/dev/mail">Development mail outbox</a>
+        </li>
+        <li>
+          <a href="/signin">Sign in</a>
         </li>
       </ul>
     </main>

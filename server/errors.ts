@@ -213,6 +213,42 @@ export const ERROR_CATALOGUE = {
     es: "El servicio no está disponible temporalmente. Reintenta en breve.",
     pt: "O serviço está temporariamente indisponível. Tente novamente em breve.",
   }),
+  // Dashboard sign-in and sessions (server/sessions).
+  invalid_email_address: entry(400, "invalid_request", false, {
+    en: "Enter a valid email address, like name@example.com.",
+    es: "Escribe un correo electrónico válido, como nombre@ejemplo.com.",
+    pt: "Digite um e-mail válido, como nome@exemplo.com.",
+  }),
+  invalid_sign_in_code: entry(400, "invalid_request", false, {
+    en: "That code is not right. Check the latest mail we sent and try again.",
+    es: "Ese código no es correcto. Revisa el último correo que te enviamos e inténtalo de nuevo.",
+    pt: "Esse código não está correto. Confira o último e-mail que enviamos e tente de novo.",
+  }),
+  sign_in_code_expired: entry(400, "invalid_request", false, {
+    en: "This code has expired or was tried too many times. Request a new code.",
+    es: "Este código caducó o se intentó demasiadas veces. Solicita un código nuevo.",
+    pt: "Este código expirou ou foi tentado vezes demais. Solicite um novo código.",
+  }),
+  sign_in_expired: entry(400, "invalid_request", false, {
+    en: "This sign-in took too long and has expired. Start again with your email.",
+    es: "Este inicio de sesión tardó demasiado y caducó. Vuelve a empezar con tu correo.",
+    pt: "Este login demorou demais e expirou. Comece de novo com seu e-mail.",
+  }),
+  sign_in_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many sign-in attempts. Please wait a little and try again.",
+    es: "Demasiados intentos de inicio de sesión. Espera un poco e inténtalo de nuevo.",
+    pt: "Tentativas de login demais. Aguarde um pouco e tente de novo.",
+  }),
+  session_required: entry(401, "auth", false, {
+    en: "Sign in to continue.",
+    es: "Inicia sesión para continuar.",
+    pt: "Entre na sua conta para continuar.",
+  }),
+  cross_site_request: entry(403, "auth", false, {
+    en: "The request came from another site and was refused.",
+    es: "La solicitud vino de otro sitio y fue rechazada.",
+    pt: "A solicitação veio de outro site e foi recusada.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

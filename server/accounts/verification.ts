@@ -9,7 +9,13 @@ import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize } from "./authorize";
 import type { MeDto } from "./schema";
 import { SCOPES } from "./scopes";
-import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
+import {
+  type AccountRow,
+  flushMailAfterCommit,
+  getMe,
+  sendVerificationCode,
+  VERIFICATION_CODE_TTL_MS,
+} from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
 
@@ -64,35 +70,8 @@ export async function verifyEmail(ctx: ServiceContext, input: { code: string }):
   }
 
   await inTransaction(ctx.db, async (db) => {
-    const [verified] = await db
-      .update(accounts)
-      .set({
-        status: "verified",
-        verifiedAt: now,
-        updatedAt: now,
-        verificationCodeHash: null,
-        verificationExpiresAt: null,
-        tosAcceptedVersion: currentTerms().version,
-      })
-      .where(and(eq(accounts.id, actor.accountId), eq(accounts.status, "unverified")))
-      .returning();
+    const verified = await markAccountVerifiedInTransaction(db, actor.accountId, now);
     if (!verified) throw new AppError("invalid_verification_code", { param: "code" });
-    await grantPublishScope(db, verified.id);
-    if (verified.developerKeyId) {
-      await emitEvent(
-        db,
-        {
-          type: "user.verified",
-          data: {
-            userId: verified.id,
-            developerKeyId: verified.developerKeyId,
-            verifiedAt: now.toISOString(),
-          },
-          accountId: verified.id,
-        },
-        now,
-      );
-    }
   });
   ctx.afterCommit(wakeDeliveries);
   return getMe({
@@ -105,6 +84,50 @@ export async function verifyEmail(ctx: ServiceContext, input: { code: string }):
       scopes: withPublish(actor.scopes),
     },
   });
+}
+
+/**
+ * The proven-email transition, in the caller's transaction: an UNVERIFIED account becomes verified (verifiedAt,
+ * the current terms accepted, the mailed code cleared), every user key of it gains `storefront:publish`, and
+ * `user.verified` fires to the bootstrapping developer's endpoints. Returns null when the account was not
+ * unverified (nothing changes, nothing fires). Shared by POST /v1/me/verify and the dashboard sign-in
+ * (server/sessions); callers wake the delivery worker after commit.
+ */
+export async function markAccountVerifiedInTransaction(
+  db: Db,
+  accountId: string,
+  now: Date,
+): Promise<AccountRow | null> {
+  const [verified] = await db
+    .update(accounts)
+    .set({
+      status: "verified",
+      verifiedAt: now,
+      updatedAt: now,
+      verificationCodeHash: null,
+      verificationExpiresAt: null,
+      tosAcceptedVersion: currentTerms().version,
+    })
+    .where(and(eq(accounts.id, accountId), eq(accounts.status, "unverified")))
+    .returning();
+  if (!verified) return null;
+  await grantPublishScope(db, verified.id);
+  if (verified.developerKeyId) {
+    await emitEvent(
+      db,
+      {
+        type: "user.verified",
+        data: {
+          userId: verified.id,
+          developerKeyId: verified.developerKeyId,
+          verifiedAt: now.toISOString(),
+        },
+        accountId: verified.id,
+      },
+      now,
+    );
+  }
+  return verified;
 }
 
 function withPublish(scopes: string[]): string[] {

@@ -4,5 +4,6 @@ export * from "@/server/http/tables";
 export * from "@/server/mail/tables";
 export * from "@/server/orders/tables";
 export * from "@/server/products/tables";
+export * from "@/server/sessions/tables";
 export * from "@/server/storefronts/tables";
 export * from "@/server/webhooks/tables";

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 export default async function DevMailPage() {
   if (env().SMTP_URL) {
     return (
-      <main>
+      <main className="mx-auto max-w-3xl space-y-3 px-4 py-8 [&_h1]:text-2xl [&_h1]:font-semibold">
         <h1>Mail</h1>
         <p data-testid="smtp-configured">Mail is sent through SMTP; nothing is kept here.</p>
       </main>
@@ -16,7 +16,7 @@ export default async function DevMailPage() {
   }
   const mails = await listOutbox(await dbReady(), { limit: 100 });
   return (
-    <main>
+    <main className="mx-auto max-w-3xl space-y-3 px-4 py-8 [&_h1]:text-2xl [&_h1]:font-semibold">
       <h1>Development mail outbox</h1>
       <p>SMTP_URL is not set, so mail is kept in the database instead of being sent.</p>
       {mails.length === 0 ? <p data-testid="mail-empty">No mail yet.</p> : null}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import {
+  CATALOGUES,
+  interpolate,
+  LANGUAGES,
+  languageFromAcceptLanguage,
+  resolveLanguage,
+  translator,
+} from "./catalogue";
+import { en } from "./messages/en";
+
+function placeholders(text: string): string[] {
+  return [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? "").sort();
+}
+
+describe("the interface catalogue", () => {
+  it("es and pt have exactly the English keys, each filled and with the same placeholders", () => {
+    const keys = Object.keys(en).sort();
+    for (const language of LANGUAGES) {
+      const messages = CATALOGUES[language];
+      expect(Object.keys(messages).sort(), language).toEqual(keys);
+      for (const key of keys) {
+        const text = messages[key as keyof typeof en];
+        expect(text.trim().length, `${language} ${key}`).toBeGreaterThan(0);
+        expect(placeholders(text), `${language} ${key}`).toEqual(placeholders(en[key as keyof typeof en]));
+      }
+    }
+  });
+
+  it("es and pt are translations, not copies of the English", () => {
+    for (const language of ["es", "pt"] as const) {
+      const same = Object.keys(en).filter((key) => {
+        const text = en[key as keyof typeof en];
+        // Names and identifiers are the same in every language.
+        return text === CATALOGUES[language][key as keyof typeof en] && /[a-z]{4,} [a-z]{3,}/.test(text);
+      });
+      expect(same, language).toEqual([]);
+    }
+  });
+
+  it("t() interpolates {name} placeholders, and leaves unknown ones visible", () => {
+    expect(translator("es")("signin.code.description", { email: "ana@example.com" })).toBe(
+      "Enviamos un código de 6 dígitos a ana@example.com. Caduca en 10 minutos.",
+    );
+    expect(translator("pt")("signin.retryIn", { minutes: 3 })).toBe("Tente de novo em cerca de 3 min.");
+    expect(interpolate("Hello {name} and {other}", { name: "Ana" })).toBe("Hello Ana and {other}");
+    expect(interpolate("{a}{a}", { a: 1 })).toBe("11");
+  });
+});
+
+describe("the interface language", () => {
+  it("Accept-Language: the first of es, en, pt by q-value; none of them: null", () => {
+    expect(languageFromAcceptLanguage("pt-BR,pt;q=0.9,en;q=0.8")).toBe("pt");
+    expect(languageFromAcceptLanguage("fr-FR,fr;q=0.9,es;q=0.5,en;q=0.4")).toBe("es");
+    expect(languageFromAcceptLanguage("en;q=0.2, es;q=0.8")).toBe("es");
+    expect(languageFromAcceptLanguage("de, fr")).toBeNull();
+    expect(languageFromAcceptLanguage("es;q=0")).toBeNull();
+    expect(languageFromAcceptLanguage(null)).toBeNull();
+  });
+
+  it("order: cookie, then the account's language, then Accept-Language, then English", () => {
+    expect(resolveLanguage({ cookie: "pt", accountLanguage: "es", acceptLanguage: "en" })).toBe("pt");
+    expect(resolveLanguage({ cookie: "xx", accountLanguage: "es", acceptLanguage: "en" })).toBe("es");
+    expect(resolveLanguage({ accountLanguage: null, acceptLanguage: "pt-PT" })).toBe("pt");
+    expect(resolveLanguage({ acceptLanguage: "ja" })).toBe("en");
+    expect(resolveLanguage({})).toBe("en");
+  });
+});

@@ -1,0 +1,4 @@
+import { handlePreferences } from "@/server/sessions/preferences";
+
+export const dynamic = "force-dynamic";
+export const POST = handlePreferences;

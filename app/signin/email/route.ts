@@ -1,0 +1,4 @@
+import { handleEmailStep } from "@/server/sessions/forms";
+
+export const dynamic = "force-dynamic";
+export const POST = handleEmailStep;

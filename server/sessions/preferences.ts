@@ -1,0 +1,42 @@
+import { LANGUAGE_COOKIE, preferenceCookie, THEME_COOKIE } from "./cookies";
+import { sameSitePath } from "./next-path";
+import { isAppOrigin, isSameOrigin } from "./origin";
+
+const LANGUAGES = new Set(["es", "en", "pt"]);
+const THEMES = new Set(["light", "dark", "system"]);
+
+/** The page the form was on (same-origin Referer), so the switch lands back where the person was. */
+function backPath(request: Request): string {
+  const referer = request.headers.get("referer");
+  if (!referer) return "/";
+  try {
+    const url = new URL(referer);
+    if (!isAppOrigin(url.origin, request)) return "/";
+    return sameSitePath(`${url.pathname}${url.search}`) ?? "/";
+  } catch {
+    return "/";
+  }
+}
+
+/**
+ * POST /preferences: the language switcher (`lang=es|en|pt`) and the theme toggle (`theme=light|dark|system`)
+ * of every page. Plain forms, so they work before (or without) JavaScript; the choice is a cookie read on the
+ * server, so the next page is rendered in it from the first byte.
+ */
+export async function handlePreferences(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
+  let form: FormData | null = null;
+  try {
+    form = await request.formData();
+  } catch {
+    form = null;
+  }
+  const headers = new Headers({ location: backPath(request), "cache-control": "no-store" });
+  const lang = form?.get("lang");
+  const theme = form?.get("theme");
+  if (typeof lang === "string" && LANGUAGES.has(lang))
+    headers.append("set-cookie", preferenceCookie(LANGUAGE_COOKIE, lang));
+  if (typeof theme === "string" && THEMES.has(theme))
+    headers.append("set-cookie", preferenceCookie(THEME_COOKIE, theme));
+  return new Response(null, { status: 303, headers });
+}
