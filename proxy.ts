@@ -3,7 +3,7 @@ import { SESSION_TTL_MS } from "@/server/sessions/constants";
 import { SESSION_COOKIE, serializeCookie } from "@/server/sessions/cookies";
 
 /**
- * Runs for /dashboard pages only (never /v1: STACK.md, a matching proxy costs throughput).
+ * Runs for /dashboard pages only, never /v1: a proxy that matches a route costs its throughput (docs/ui.md).
  * - No session cookie at all: straight to /signin?next=<this page>, without touching the database.
  * - Otherwise the page renders (the layout checks the session in the database), told its own path through
  *   `x-marea-pathname`, and the cookie's Max-Age is renewed to 30 days: the server-side expiry slides with

@@ -3,7 +3,7 @@ import { defineConfig, devices } from "@playwright/test";
 /**
  * The browser suite: `npx playwright test -c e2e/playwright.config.ts` (npm test runs it after vitest on
  * PostgreSQL). Needs a production build (`npx next build`); the global setup starts it once with a fresh
- * database and an SMTP sink. Debian's Chromium, not a downloaded one (STACK.md).
+ * database and an SMTP sink. Debian's Chromium, not a downloaded one.
  */
 export default defineConfig({
   testDir: ".",

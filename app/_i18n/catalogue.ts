@@ -5,7 +5,7 @@ import { pt } from "./messages/pt";
 /**
  * The interface text catalogue: `messages/en.ts` is the source of truth; `es.ts` and `pt.ts` are typed
  * `Messages`, so a missing or extra key is a type error. Deliberately not next-intl: it pulls @swc/core and
- * @parcel/watcher (STACK.md), and the interface needs only lookup and `{name}` interpolation.
+ * @parcel/watcher, and the interface needs only lookup and `{name}` interpolation.
  * API error texts are NOT here: they come from the one error catalogue in server/errors.ts.
  */
 export const LANGUAGES = ["es", "en", "pt"] as const;

@@ -28,7 +28,7 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** Stops `next start` and everything it spawned: it runs in its own process group (STACK.md). */
+/** Stops `next start` and everything it spawned: it runs in its own process group. */
 async function stopGroup(child: ChildProcess): Promise<void> {
   if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -3,14 +3,11 @@ import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { newId } from "@/server/lib/ids";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize } from "./authorize";
-import { type AccountRow, toUserDto } from "./dto";
+import type { AccountRow } from "./dto";
 import { revokeKeyRow } from "./keys";
-import type { UserDto } from "./schema";
-import { findActiveAccountByEmail, sendVerificationCode } from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
@@ -98,47 +95,6 @@ export async function cancelOwnAccount(ctx: ServiceContext): Promise<{ id: strin
   );
   ctx.afterCommit(wakeDeliveries);
   return { id: actor.accountId, deleted: true };
-}
-
-/**
- * Dashboard sign-up (`squatting_defense`): when a person signs up with an email that an UNVERIFIED bootstrap
- * account holds, that account is cancelled so the real owner of the address gets it; the new account is
- * unverified until its owner enters the code mailed to them. An email held by a verified or dashboard account
- * stays taken (409 `email_taken`).
- */
-export async function signUpWithEmail(
-  db: Db,
-  input: { email: string; name?: string | null; language?: "es" | "en" | "pt" },
-  now: Date,
-): Promise<UserDto> {
-  const email = input.email.toLowerCase();
-  const created = await inTransaction(db, async (txDb) => {
-    const holder = await findActiveAccountByEmail(txDb, email);
-    if (holder) {
-      if (holder.status !== "unverified" || holder.source !== "bootstrap")
-        throw new AppError("email_taken", { param: "email" });
-      await cancelAccountInTransaction(txDb, holder.id, "squatting_defense", now);
-    }
-    const [account] = await txDb
-      .insert(accounts)
-      .values({
-        id: newId("usr"),
-        email,
-        name: input.name ?? null,
-        language: input.language ?? "es",
-        status: "unverified",
-        plan: "FREE_NEW",
-        source: "dashboard",
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!account) throw new Error("account insert returned no row");
-    await sendVerificationCode(txDb, account, now);
-    return account;
-  });
-  wakeDeliveries();
-  return toUserDto(created);
 }
 
 /** Job `cleanup-unverified` (`30d_unverified`): bootstrap accounts never verified within 30 days of creation. */

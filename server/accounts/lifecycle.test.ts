@@ -12,10 +12,9 @@ import {
   cancelAccountsWithoutCurrentTerms,
   cancelStaleUnverifiedAccounts,
   revokeDeveloperKeyAndCascade,
-  signUpWithEmail,
 } from "./cancellation";
 import { accounts } from "./tables";
-import { bootstrapUser, createDeveloper, uniqueEmail } from "./testing";
+import { bootstrapUser, createDeveloper } from "./testing";
 
 setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
 const DAY = 86_400_000;
@@ -141,29 +140,6 @@ describe("email verification", () => {
 
 // docs/api.md, "Account lifecycle": one user.cancelled per cause, with its reason.
 describe("cancellation reasons", () => {
-  it("squatting_defense: a dashboard sign-up with the email of an unverified bootstrap account takes it over", async () => {
-    const email = uniqueEmail("squat");
-    const squatter = await bootstrapUser(developer.key, { email });
-    const user = await signUpWithEmail(await dbReady(), { email }, new Date());
-    expect(user).toMatchObject({ email, status: "unverified" });
-    expect(user.id).not.toBe(squatter.userId);
-    expect(await cancellationOf(squatter.userId)).toMatchObject({
-      reason: "squatting_defense",
-      developerKeyId: developer.keyId,
-    });
-    expect((await call("GET", "/v1/me", { key: squatter.userKey })).status).toBe(403);
-  });
-
-  it("a verified account's email is not taken over (409 email_taken)", async () => {
-    const email = uniqueEmail("owner");
-    const owner = await bootstrapUser(developer.key, { email });
-    const code = await latestVerificationCode(email);
-    expect((await call("POST", "/v1/me/verify", { key: owner.userKey, body: { code } })).status).toBe(200);
-    await expect(signUpWithEmail(await dbReady(), { email }, new Date())).rejects.toMatchObject({
-      code: "email_taken",
-    });
-  });
-
   it("30d_unverified: the job at 29 days cancels nothing, at 31 days cancels the account", async () => {
     const user = await bootstrapUser(developer.key);
     const createdAt = new Date("2026-01-01T00:00:00Z");

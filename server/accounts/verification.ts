@@ -7,15 +7,10 @@ import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize } from "./authorize";
+import type { AccountRow } from "./dto";
 import type { MeDto } from "./schema";
 import { SCOPES } from "./scopes";
-import {
-  type AccountRow,
-  flushMailAfterCommit,
-  getMe,
-  sendVerificationCode,
-  VERIFICATION_CODE_TTL_MS,
-} from "./service";
+import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
 

@@ -8,6 +8,7 @@ import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { deliverPendingMail } from "@/server/mail/service";
 import { processPendingProductImages } from "@/server/products/images";
+import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
 
 type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<string, unknown>> };
@@ -41,6 +42,11 @@ export const JOBS: Record<string, Job> = {
   "send-pending-mail": {
     description: "Send mail still pending in the outbox (a failed SMTP send is retried up to 5 times)",
     run: async (db, now) => ({ sent: await deliverPendingMail(db, now) }),
+  },
+  "purge-sign-in": {
+    description:
+      "Drop expired dashboard sessions, sign-in codes and challenges, and old sign-in rate-limit windows",
+    run: async (db, now) => ({ ...(await purgeExpiredSignInData(db, now)) }),
   },
   "purge-deliveries": {
     description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { and, eq, gt, lt, lte, ne, sql } from "drizzle-orm";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
-import type { AccountRow } from "@/server/accounts/service";
+import type { AccountRow } from "@/server/accounts/dto";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { markAccountVerifiedInTransaction } from "@/server/accounts/verification";
