@@ -244,6 +244,17 @@ export const ERROR_CATALOGUE = {
     es: "Inicia sesión para continuar.",
     pt: "Entre na sua conta para continuar.",
   }),
+  // The public storefront page (docs/api.md, "Public storefront").
+  storefront_closed: entry(409, "conflict", true, {
+    en: "This store is closed right now and is not taking orders.",
+    es: "Esta tienda está cerrada en este momento y no está recibiendo pedidos.",
+    pt: "Esta loja está fechada agora e não está recebendo pedidos.",
+  }),
+  order_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many orders from your connection in a short time. Please wait a minute and try again.",
+    es: "Demasiados pedidos desde tu conexión en poco tiempo. Espera un minuto e inténtalo de nuevo.",
+    pt: "Pedidos demais da sua conexão em pouco tempo. Aguarde um minuto e tente de novo.",
+  }),
   cross_site_request: entry(403, "auth", false, {
     en: "The request came from another site and was refused.",
     es: "La solicitud vino de otro sitio y fue rechazada.",

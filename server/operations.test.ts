@@ -23,10 +23,12 @@ import {
   createStorefront,
   deleteStorefront,
   getStorefront,
+  getStorefrontSettings,
   listStorefronts,
   publishStorefront,
   unpublishStorefront,
   updateStorefront,
+  updateStorefrontSettings,
 } from "@/server/storefronts/service";
 import { call } from "@/server/testing/api";
 import { contextWith } from "@/server/testing/context";
@@ -62,6 +64,8 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   deleteStorefront: (ctx) => deleteStorefront(ctx, ANY),
   publishStorefront: (ctx) => publishStorefront(ctx, ANY),
   unpublishStorefront: (ctx) => unpublishStorefront(ctx, ANY),
+  getStorefrontSettings: (ctx) => getStorefrontSettings(ctx, ANY),
+  updateStorefrontSettings: (ctx) => updateStorefrontSettings(ctx, ANY),
   createProduct: (ctx) => createProduct(ctx, ANY),
   createProductsBatch: (ctx) => createProducts(ctx, ANY),
   listProducts: (ctx) => listProducts(ctx, ANY),

@@ -7,6 +7,7 @@ import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { deliverPendingMail } from "@/server/mail/service";
+import { purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
@@ -19,8 +20,11 @@ type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<str
  */
 export const JOBS: Record<string, Job> = {
   "purge-rate-limits": {
-    description: "Drop rate-limit counter windows older than two days",
-    run: async (db, now) => ({ deleted: await purgeRateLimitCounters(db, now) }),
+    description: "Drop rate-limit counter windows older than two days, and past public-order limit windows",
+    run: async (db, now) => ({
+      deleted: await purgeRateLimitCounters(db, now),
+      publicOrderWindows: await purgePublicOrderRateLimits(db, now),
+    }),
   },
   "purge-idempotency-keys": {
     description: "Drop idempotency records older than 24 hours",

@@ -16,7 +16,16 @@ export function toOrderDto(row: OrderRow): OrderDto {
     userId: row.accountId,
     orderStatus: row.orderStatus as OrderStatus,
     customStatus: (row.customStatus as CustomStatus | null) ?? null,
-    items: row.items as OrderItem[],
+    // Orders placed before options existed stored no `options`.
+    items: (row.items as Array<Omit<OrderItem, "options"> & { options?: OrderItem["options"] }>).map(
+      (item) => ({
+        productId: item.productId,
+        title: item.title,
+        amount: item.amount,
+        price: item.price,
+        options: item.options ?? [],
+      }),
+    ),
     customer: row.customer as OrderDto["customer"],
     paymentMethod: row.paymentMethod as OrderDto["paymentMethod"],
     paymentStatus: row.paymentStatus as OrderDto["paymentStatus"],

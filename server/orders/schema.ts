@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WhatsappInput } from "@/server/storefronts/schema";
 
 /** The order statuses and their transitions (docs/api.md, "Orders"). */
 export const ORDER_STATUSES = [
@@ -29,6 +30,14 @@ const Fulfillment = z
   })
   .meta({ id: "OrderFulfillment" });
 
+/**
+ * One chosen option of a line (docs/api.md, "Orders", "Options"): indexes into the product's
+ * `extraProductsCategory` (`group`) and that group's `extraProducts` (`option`), both from 0.
+ */
+export const OrderLineOption = z
+  .strictObject({ group: z.int().min(0).max(99), option: z.int().min(0).max(999) })
+  .meta({ id: "OrderLineOption" });
+
 /** POST /v1/storefronts/{storefrontId}/orders: a phone or counter order. Prices come from the catalog. */
 export const CreateOrderInput = z
   .strictObject({
@@ -37,6 +46,10 @@ export const CreateOrderInput = z
         z.strictObject({
           productId: z.string().min(1).max(64),
           amount: z.number().int().min(1).max(1000),
+          options: z.array(OrderLineOption).max(50).optional().meta({
+            description:
+              "The chosen options of the product's option groups; checked against the stored product, their prices added to the line's unit price.",
+          }),
         }),
       )
       .min(1)
@@ -50,6 +63,23 @@ export const CreateOrderInput = z
   })
   .meta({ id: "CreateOrderInput" });
 export type CreateOrderInput = z.infer<typeof CreateOrderInput>;
+
+/** The hidden field of the checkout form that people leave empty and simple bots fill (docs/api.md, "Public storefront"). */
+export const HONEYPOT_FIELD = "website";
+
+/**
+ * An order from the public storefront page (docs/api.md, "Public storefront"): the /v1 body, with the phone in
+ * E.164 (the page builds it from a country prefix and the number) and the honeypot field. Products, amounts and
+ * options only: a price in the body is refused by name, and prices come from the catalog anyway.
+ */
+export const PublicOrderInput = CreateOrderInput.extend({
+  customer: z.strictObject({
+    name: z.string().trim().min(1).max(200),
+    phone: WhatsappInput.unwrap(),
+  }),
+  [HONEYPOT_FIELD]: z.string().max(500).optional(),
+}).meta({ id: "PublicOrderInput" });
+export type PublicOrderInput = z.infer<typeof PublicOrderInput>;
 
 /** PATCH /v1/orders/{orderId} */
 export const UpdateOrderInput = z
@@ -83,7 +113,23 @@ export const OrderDto = z
     orderStatus: OrderStatus,
     customStatus: CustomStatus.nullable(),
     items: z.array(
-      z.object({ productId: z.string(), title: z.string(), amount: z.number().int(), price: z.number() }),
+      z.object({
+        productId: z.string(),
+        title: z.string(),
+        amount: z.number().int(),
+        price: z.number().meta({ description: "Per unit, chosen options included." }),
+        options: z
+          .array(
+            z.object({
+              group: z.number().int(),
+              option: z.number().int(),
+              groupTitle: z.string(),
+              title: z.string(),
+              price: z.number(),
+            }),
+          )
+          .meta({ description: "The chosen options, with the title and price charged for each." }),
+      }),
     ),
     customer: z.object({ name: z.string(), phone: z.string() }),
     paymentMethod: z.object({ id: z.string().optional(), name: z.string() }),

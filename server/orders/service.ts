@@ -1,36 +1,54 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
-import { AppError } from "@/server/errors";
+import { AppError, ERROR_CATALOGUE, type Language } from "@/server/errors";
+import { safeEqual, sha256Hex } from "@/server/lib/crypto";
+import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
-import type { StorefrontRow } from "@/server/storefronts/dto";
+import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
+import { type StorefrontRow, toStorefrontDto } from "@/server/storefronts/dto";
 import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
+import { openingState } from "@/server/storefronts/opening-hours";
+import type { StorefrontDto } from "@/server/storefronts/schema";
+import { paymentMethodsFor, timeZoneFor } from "@/server/storefronts/settings";
 import { storefronts } from "@/server/storefronts/tables";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { type OrderRow, toOrderDto } from "./dto";
-import type {
-  CreateOrderInput,
-  CustomStatus,
-  OrderDto,
-  OrderStatus,
-  PayOrderInput,
-  UpdateOrderInput,
+import {
+  checkOptionChoices,
+  describeOptionProblem,
+  lineTitle,
+  type OptionGroup,
+  roundMoney,
+} from "./options";
+import {
+  type DeliverySettings,
+  deliveryPriceFor,
+  describeDeliveryRefusal,
+  type FulfillmentSettings,
+  offeredFulfillments,
+} from "./pricing";
+import {
+  type CreateOrderInput,
+  type CustomStatus,
+  HONEYPOT_FIELD,
+  type OrderDto,
+  type OrderStatus,
+  type PayOrderInput,
+  type PublicOrderInput,
+  type UpdateOrderInput,
 } from "./schema";
-import { orders } from "./tables";
+import { orders, publicOrderRateLimits } from "./tables";
 
-type OrderItem = OrderDto["items"][number];
 type Fulfillment = OrderDto["fulfillment"];
-type StoredDelivery = {
-  enabled?: boolean;
-  type?: "fixed" | "distance" | null;
-  fixedPrice?: number | null;
-  ranges?: Array<{ fromKm: number; toKm: number | null; price: number }> | null;
-} | null;
+/** An order line as stored: the DTO's item (title and price charged, the chosen options with group indexes). */
+type StoredOrderItem = OrderDto["items"][number];
 
 /** Which orderStatus may follow which (docs/api.md, "Orders"); `delivered` and `cancelled` are final. */
 export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
@@ -73,11 +91,6 @@ const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
   },
 };
 
-/** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
-function money(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
-}
-
 /**
  * The status customers see: the merchant's custom one, or the order status's own name in the storefront's
  * language. Events always carry an object (docs/api.md, "Orders": `customStatus` is `{id, label}`).
@@ -105,7 +118,12 @@ function orderEventData(row: OrderRow, language: string) {
     subtotalPrice: dto.subtotalPrice,
     deliveryPrice: dto.deliveryPrice,
     currency: dto.currency,
-    items: dto.items.map((item) => ({ title: item.title, amount: item.amount, price: item.price })),
+    // Exactly {title, amount, price} (docs/webhooks.md): the options are named in the title, priced in `price`.
+    items: dto.items.map((item) => ({
+      title: lineTitle(item.title, item.options),
+      amount: item.amount,
+      price: item.price,
+    })),
     customer: dto.customer,
     paymentMethod: { name: dto.paymentMethod.name },
     paymentStatus: dto.paymentStatus,
@@ -113,55 +131,14 @@ function orderEventData(row: OrderRow, language: string) {
   };
 }
 
-/** deliveryPrice from the storefront's delivery settings (fixed price, or the distance range that applies). */
-export function deliveryPriceFor(
-  settings: { delivery: StoredDelivery; pickup: boolean | null; dineIn: boolean | null },
-  fulfillment: Fulfillment,
-): number {
-  if (fulfillment.type === "pickup") {
-    if (settings.pickup === false) {
-      throw new AppError("invalid_request", {
-        param: "fulfillment.type",
-        detail: "This storefront does not offer pickup.",
-      });
-    }
-    return 0;
-  }
-  if (fulfillment.type === "dine_in") {
-    if (settings.dineIn === false) {
-      throw new AppError("invalid_request", {
-        param: "fulfillment.type",
-        detail: "This storefront does not offer dine-in.",
-      });
-    }
-    return 0;
-  }
-  const delivery = settings.delivery;
-  if (!delivery?.enabled) {
-    throw new AppError("invalid_request", {
-      param: "fulfillment.type",
-      detail: "This storefront does not deliver.",
-    });
-  }
-  if (delivery.type === "fixed") return money(delivery.fixedPrice ?? 0);
-  if (delivery.type !== "distance") return 0;
-  if (fulfillment.distanceKm === null) {
-    throw new AppError("invalid_request", {
-      param: "fulfillment.distanceKm",
-      detail: "This storefront charges delivery by distance: send distanceKm.",
-    });
-  }
-  const distance = fulfillment.distanceKm;
-  const range = [...(delivery.ranges ?? [])]
-    .sort((a, b) => a.fromKm - b.fromKm)
-    .find((r) => distance >= r.fromKm && (r.toKm === null || distance <= r.toKm));
-  if (!range) {
-    throw new AppError("invalid_request", {
-      param: "fulfillment.distanceKm",
-      detail: "The address is outside the delivery area.",
-    });
-  }
-  return money(range.price);
+/** deliveryPrice from the storefront's delivery settings (pricing.ts), or the 400 that says why not. */
+function deliveryPrice(settings: FulfillmentSettings, fulfillment: Fulfillment): number {
+  const result = deliveryPriceFor(settings, fulfillment);
+  if (result.ok) return result.price;
+  throw new AppError("invalid_request", {
+    param: result.param,
+    detail: describeDeliveryRefusal(result.reason),
+  });
 }
 
 /**
@@ -173,50 +150,151 @@ export async function createOrder(
   input: { storefrontId: string; order: CreateOrderInput },
 ): Promise<OrderDto> {
   const actor = authorize(ctx, "createOrder");
-  return placeOrder(ctx, input.order, "api", (db) =>
-    findLiveStorefront(db, { accountId: actor.accountId, storefrontId: input.storefrontId }),
-  );
+  const placed = await placeOrder(ctx, input.order, {
+    source: "api",
+    findStorefront: (db) =>
+      findLiveStorefront(db, { accountId: actor.accountId, storefrontId: input.storefrontId }),
+  });
+  return placed.order;
 }
+
+/** Orders per client IP and minute from the public page (docs/api.md, "Public storefront"). */
+export const PUBLIC_ORDER_LIMIT = { perIpPerMinute: 10, windowSeconds: 60 } as const;
+
+/** What a customer's order from the public page answers: the order, and the status link's token (shown once). */
+export type PlacedPublicOrder = { order: OrderDto; statusToken: string };
 
 /**
  * A customer's order on the public storefront page (docs/api.md, "Public storefront"): no actor; the owner is
- * the storefront's account. Only a published, visible storefront takes orders (else 404, as its page).
+ * the storefront's account. On top of every order's rules (`placeOrder`):
+ * - at most 10 orders a minute per client IP, counted before anything else (429 `order_rate_limited`);
+ * - a filled honeypot field is refused (400 `invalid_request`, `param: website`) and places nothing;
+ * - only a published, visible storefront takes orders (else 404, as its page), and only while it is open by its
+ *   schedule in its time zone (409 `storefront_closed`, with the next opening in the message and
+ *   `retryAfterMs`);
+ * - the fulfillment is one the page offers and the payment method one of the storefront's (400).
+ * The answer carries a random status token (256 bits) for the order's status page; only its SHA-256 is stored.
  */
 export async function placePublicOrder(
   ctx: ServiceContext,
-  input: { slug: string; order: CreateOrderInput },
-): Promise<OrderDto> {
-  return placeOrder(ctx, input.order, "public", (db) => findPublishedStorefront(db, input.slug));
+  input: { slug: string; order: PublicOrderInput; clientIp: string | null },
+): Promise<PlacedPublicOrder> {
+  if (input.clientIp) {
+    const counted = await countInFixedWindow(ctx.db, publicOrderRateLimits, {
+      buckets: [{ key: `ip:${input.clientIp}`, limit: PUBLIC_ORDER_LIMIT.perIpPerMinute }],
+      windowSeconds: PUBLIC_ORDER_LIMIT.windowSeconds,
+      now: ctx.now(),
+    });
+    if (counted.isOver) throw new AppError("order_rate_limited", { retryAfterMs: counted.retryAfterMs });
+  }
+  const { [HONEYPOT_FIELD]: honeypot, ...order } = input.order;
+  if (honeypot && honeypot.trim() !== "") {
+    throw new AppError("invalid_request", { param: HONEYPOT_FIELD, detail: "Leave this field empty." });
+  }
+  const statusToken = randomBytes(32).toString("base64url");
+  const placed = await placeOrder(ctx, order, {
+    source: "public",
+    findStorefront: (db) => findPublishedStorefront(db, input.slug),
+    check: (storefront, fulfillment) => checkPublicOrder(ctx, storefront, order, fulfillment),
+    statusTokenHash: sha256Hex(statusToken),
+  });
+  return { order: placed.order, statusToken };
 }
 
+/** The public page's own rules: open now, a fulfillment it offers, one of its payment methods. */
+function checkPublicOrder(
+  ctx: ServiceContext,
+  storefront: StorefrontRow,
+  order: CreateOrderInput,
+  fulfillment: Fulfillment,
+): void {
+  const dto = toStorefrontDto(storefront);
+  const timeZone = timeZoneFor(storefront);
+  const now = ctx.now();
+  const state = openingState(dto.schedule, timeZone, now);
+  if (!state.isOpen) throw storefrontClosed(state.opensAt, timeZone, now);
+  const offered = offeredFulfillments({
+    delivery: dto.delivery,
+    pickup: storefront.pickup,
+    dineIn: storefront.dineIn,
+  });
+  if (!offered.includes(fulfillment.type)) {
+    throw new AppError("invalid_request", {
+      param: "fulfillment.type",
+      detail: `fulfillment.type: this storefront takes ${offered.join(", ") || "no"} orders on its page.`,
+    });
+  }
+  const methods = paymentMethodsFor(storefront.paymentMethods, storefront.language);
+  const wanted = order.paymentMethod.name.trim().toLowerCase();
+  if (!methods.some((name) => name.toLowerCase() === wanted)) {
+    throw new AppError("invalid_request", {
+      param: "paymentMethod.name",
+      detail: `paymentMethod.name: one of ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
+    });
+  }
+}
+
+const OPENS_AT: Record<Language, string> = {
+  en: "It opens {when}.",
+  es: "Abre: {when}.",
+  pt: "Abre: {when}.",
+};
+
+/** 409 `storefront_closed`, naming the next opening in each language, in the storefront's time zone. */
+function storefrontClosed(opensAt: Date | null, timeZone: string, now: Date): AppError {
+  if (!opensAt) return new AppError("storefront_closed");
+  const message: Record<Language, string> = { en: "", es: "", pt: "" };
+  for (const language of ["en", "es", "pt"] as const) {
+    const when = new Intl.DateTimeFormat(language, {
+      timeZone,
+      weekday: "long",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(opensAt);
+    message[language] =
+      `${ERROR_CATALOGUE.storefront_closed.messages[language]} ${OPENS_AT[language].replace("{when}", when)}`;
+  }
+  return new AppError("storefront_closed", { message, retryAfterMs: opensAt.getTime() - now.getTime() });
+}
+
+type PlaceOptions = {
+  source: "api" | "public";
+  findStorefront: (db: Db) => Promise<StorefrontRow>;
+  /** Rules of the door on top of every order's (the public page's); throws to refuse. */
+  check?: (storefront: StorefrontRow, fulfillment: Fulfillment) => void;
+  statusTokenHash?: string;
+};
+
 /**
- * Every order, whoever places it: prices come from the catalog (salePrice when set), stock is taken atomically
- * (a product with stock never goes below zero, however many orders race for it), totals and the delivery price
- * are computed here, and `order.created` is recorded in the same transaction.
+ * Every order, whoever places it: prices come from the catalog (salePrice when set, plus the chosen options),
+ * the options obey the product's groups (server/orders/options.ts), stock is taken atomically (products and
+ * options with stock never go below zero, however many orders race for them), totals and the delivery price are
+ * computed here, and `order.created` is recorded in the same transaction.
  */
 async function placeOrder(
   ctx: ServiceContext,
   input: CreateOrderInput,
-  source: "api" | "public",
-  findStorefront: (db: Db) => Promise<StorefrontRow>,
-): Promise<OrderDto> {
+  options: PlaceOptions,
+): Promise<{ order: OrderDto }> {
   const now = ctx.now();
   const fulfillment: Fulfillment = {
     type: input.fulfillment?.type ?? "pickup",
     distanceKm: input.fulfillment?.distanceKm ?? null,
   };
   const created = await inTransaction(ctx.db, async (db) => {
-    const storefront = await findStorefront(db);
-    const deliveryPrice = deliveryPriceFor(
+    const storefront = await options.findStorefront(db);
+    options.check?.(storefront, fulfillment);
+    const delivery = deliveryPrice(
       {
-        delivery: storefront.delivery as StoredDelivery,
+        delivery: storefront.delivery as DeliverySettings,
         pickup: storefront.pickup,
         dineIn: storefront.dineIn,
       },
       fulfillment,
     );
-    const items = await takeStock(db, storefront.id, input.items);
-    const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
+    const { items, isStockTaken } = await takeStock(db, storefront.id, input.items);
+    const subtotal = roundMoney(items.reduce((sum, item) => sum + item.price * item.amount, 0));
     const [counter] = await db
       .update(storefronts)
       .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
@@ -238,10 +316,11 @@ async function placeOrder(
         paymentStatus: "pending",
         fulfillment,
         subtotalPrice: subtotal,
-        deliveryPrice,
-        totalPrice: money(subtotal + deliveryPrice),
+        deliveryPrice: delivery,
+        totalPrice: roundMoney(subtotal + delivery),
         currency: storefront.currency,
-        source,
+        source: options.source,
+        statusTokenHash: options.statusTokenHash ?? null,
         createdAt: now,
         updatedAt: now,
       })
@@ -252,33 +331,37 @@ async function placeOrder(
       { type: "order.created", data: orderEventData(row, storefront.language), accountId: row.accountId },
       now,
     );
+    // Stock the page shows as "sold out" or "N left" moved.
+    if (isStockTaken) storefrontChangedAfterCommit(ctx, { storefrontId: storefront.id });
     return row;
   });
   ctx.afterCommit(wakeDeliveries);
-  return toOrderDto(created);
+  return { order: toOrderDto(created) };
 }
 
+type StoredOptionGroups = OptionGroup[] | null;
+
 /**
- * Takes stock for every line with one conditional UPDATE per product (lines of the same product merged, in id
- * order so concurrent orders lock rows in the same order). Untracked stock (null) is not limited.
+ * Takes stock for every line, product by product in id order (so concurrent orders lock rows in the same order):
+ * one conditional UPDATE takes the product's stock (all its lines together) and locks the row; the lines'
+ * options are then checked against the product as stored (`checkOptionChoices`), and options with stock have it
+ * taken in a second UPDATE of the still-locked row. Untracked stock (null) is not limited. Each line's unit price
+ * is the product's salePrice (else price) plus its options' prices.
  */
 async function takeStock(
   db: Db,
   storefrontId: string,
   lines: CreateOrderInput["items"],
-): Promise<OrderItem[]> {
-  const amounts = new Map<string, { amount: number; index: number }>();
+): Promise<{ items: StoredOrderItem[]; isStockTaken: boolean }> {
+  const byProduct = new Map<string, number[]>();
   lines.forEach((line, index) => {
-    const current = amounts.get(line.productId);
-    amounts.set(line.productId, {
-      amount: (current?.amount ?? 0) + line.amount,
-      index: current?.index ?? index,
-    });
+    byProduct.set(line.productId, [...(byProduct.get(line.productId) ?? []), index]);
   });
-  const taken = new Map<string, { title: string; price: number }>();
-  for (const [productId, { amount, index }] of [...amounts.entries()].sort(([a], [b]) =>
-    a.localeCompare(b),
-  )) {
+  const items = new Array<StoredOrderItem>(lines.length);
+  let isStockTaken = false;
+  for (const [productId, indexes] of [...byProduct.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const first = indexes[0] ?? 0;
+    const amount = indexes.reduce((sum, index) => sum + (lines[index]?.amount ?? 0), 0);
     const [row] = await db
       .update(products)
       .set({
@@ -291,25 +374,96 @@ async function takeStock(
           sql`(${products.stock} is null or ${products.stock} >= ${amount})`,
         ),
       )
-      .returning({ title: products.title, price: products.price, salePrice: products.salePrice });
+      .returning({
+        title: products.title,
+        price: products.price,
+        salePrice: products.salePrice,
+        stock: products.stock,
+        extraProductsCategory: products.extraProductsCategory,
+      });
     if (!row) {
       const [exists] = await db
         .select({ stock: products.stock })
         .from(products)
         .where(and(eq(products.id, productId), eq(products.storefrontId, storefrontId)));
-      if (!exists) throw new AppError("product_not_found", { param: `items[${index}].productId` });
+      if (!exists) throw new AppError("product_not_found", { param: `items[${first}].productId` });
       throw new AppError("insufficient_stock", {
-        param: `items[${index}].amount`,
+        param: `items[${first}].amount`,
         detail: `Only ${exists.stock ?? 0} left.`,
       });
     }
-    taken.set(productId, { title: row.title, price: money(row.salePrice ?? row.price) });
+    if (row.stock !== null) isStockTaken = true;
+    const groups = row.extraProductsCategory as StoredOptionGroups;
+    const basePrice = roundMoney(row.salePrice ?? row.price);
+    const optionAmounts = new Map<string, { group: number; option: number; amount: number; index: number }>();
+    for (const index of indexes) {
+      const line = lines[index];
+      if (!line) continue;
+      const check = checkOptionChoices(groups, line.options, line.amount);
+      const problem = check.problems[0];
+      if (problem) {
+        throw new AppError(problem.kind === "sold_out" ? "insufficient_stock" : "invalid_request", {
+          param: `items[${index}].options`,
+          detail: `items[${index}].options: ${describeOptionProblem(problem, groups)}`,
+        });
+      }
+      for (const option of check.options) {
+        const key = `${option.group}:${option.option}`;
+        const taken = optionAmounts.get(key);
+        optionAmounts.set(key, {
+          ...option,
+          amount: (taken?.amount ?? 0) + line.amount,
+          index: taken?.index ?? index,
+        });
+      }
+      items[index] = {
+        productId,
+        title: row.title,
+        amount: line.amount,
+        price: roundMoney(basePrice + check.extraPrice),
+        options: check.options,
+      };
+    }
+    const updatedGroups = takeOptionStock(groups, [...optionAmounts.values()]);
+    if (updatedGroups) {
+      await db
+        .update(products)
+        .set({ extraProductsCategory: updatedGroups })
+        .where(eq(products.id, productId));
+      isStockTaken = true;
+    }
   }
-  return lines.map((line) => {
-    const product = taken.get(line.productId);
-    if (!product) throw new Error("stock taken for an unknown line");
-    return { productId: line.productId, title: product.title, amount: line.amount, price: product.price };
-  });
+  return { items, isStockTaken };
+}
+
+/**
+ * The groups with each taken option's stock lowered (null when no chosen option tracks stock). The row is
+ * locked by this transaction, so nothing changes between the read and this write. Several lines choosing the
+ * same option count together: short of stock, the first such line is named.
+ */
+function takeOptionStock(
+  groups: StoredOptionGroups,
+  taken: Array<{ group: number; option: number; amount: number; index: number }>,
+): StoredOptionGroups {
+  if (!groups) return null;
+  let isChanged = false;
+  const next = groups.map((group) => ({
+    ...group,
+    extraProducts: group.extraProducts?.map((option) => ({ ...option })) ?? group.extraProducts,
+  }));
+  for (const { group, option, amount, index } of taken) {
+    const stored = next[group]?.extraProducts?.[option];
+    if (!stored || stored.stock == null) continue;
+    if (stored.stock < amount) {
+      throw new AppError("insufficient_stock", {
+        param: `items[${index}].options`,
+        detail: `items[${index}].options: only ${stored.stock} of "${stored.title}" left.`,
+      });
+    }
+    stored.stock -= amount;
+    isChanged = true;
+  }
+  return isChanged ? next : null;
 }
 
 async function findOrderForUpdate(db: Db, orderId: string, accountId: string): Promise<OrderRow> {
@@ -364,7 +518,10 @@ export async function updateOrderStatus(
       .where(eq(orders.id, before.id))
       .returning();
     if (!after) throw new AppError("order_not_found", { param: "orderId" });
-    if (nextStatus === "cancelled") await restock(db, before);
+    if (nextStatus === "cancelled") {
+      await restock(db, before);
+      storefrontChangedAfterCommit(ctx, { storefrontId: before.storefrontId });
+    }
     const language = await storefrontLanguage(db, after.storefrontId);
     await emitEvent(
       db,
@@ -392,12 +549,36 @@ export async function updateOrderStatus(
   return toOrderDto(result.row);
 }
 
+/**
+ * Puts a cancelled order's stock back: each product's tracked stock, and each chosen option's tracked stock while
+ * the option is still where it was (same group and position, same title); an option the merchant has since
+ * removed or moved gets nothing back.
+ */
 async function restock(db: Db, order: OrderRow): Promise<void> {
-  for (const item of order.items as OrderItem[]) {
-    await db
+  for (const item of toOrderDto(order).items) {
+    const [row] = await db
       .update(products)
-      .set({ stock: sql`${products.stock} + ${item.amount}` })
-      .where(and(eq(products.id, item.productId), sql`${products.stock} is not null`));
+      .set({
+        stock: sql`case when ${products.stock} is null then null else ${products.stock} + ${item.amount} end`,
+      })
+      .where(eq(products.id, item.productId))
+      .returning({ extraProductsCategory: products.extraProductsCategory });
+    const groups = row?.extraProductsCategory as StoredOptionGroups | undefined;
+    if (!groups || item.options.length === 0) continue;
+    let isChanged = false;
+    const next = groups.map((group) => ({
+      ...group,
+      extraProducts: group.extraProducts?.map((option) => ({ ...option })) ?? group.extraProducts,
+    }));
+    for (const chosen of item.options) {
+      const stored = next[chosen.group]?.extraProducts?.[chosen.option];
+      if (!stored || stored.stock == null || stored.title !== chosen.title) continue;
+      stored.stock += item.amount;
+      isChanged = true;
+    }
+    if (isChanged) {
+      await db.update(products).set({ extraProductsCategory: next }).where(eq(products.id, item.productId));
+    }
   }
 }
 
@@ -479,4 +660,97 @@ export async function listOrders(
     .orderBy(asc(orders.id))
     .limit(query.limit + 1);
   return toPage(rows, query.limit, toOrderDto);
+}
+
+/** What the customer's status page shows of an order: no phone, no internal ids beyond the order's own. */
+export type PublicOrderView = {
+  order: Pick<
+    OrderDto,
+    | "id"
+    | "publicOrderId"
+    | "orderStatus"
+    | "items"
+    | "fulfillment"
+    | "paymentStatus"
+    | "subtotalPrice"
+    | "deliveryPrice"
+    | "totalPrice"
+    | "currency"
+    | "createdAt"
+    | "updatedAt"
+  > & {
+    /** The merchant's custom status, or the order status's name in the storefront's language. */
+    status: CustomStatus;
+    paymentMethod: { name: string };
+    customerName: string;
+  };
+  storefront: Pick<StorefrontDto, "id" | "name" | "slug" | "language" | "currency" | "branding" | "whatsapp">;
+};
+
+const STATUS_TOKEN_FORMAT = /^[A-Za-z0-9_-]{20,100}$/;
+
+/**
+ * An order as its customer follows it (docs/api.md, "Order status page"): no actor; the token from the status
+ * link proves the customer placed it. Its SHA-256 is compared in constant time with the stored one; a wrong or
+ * missing token, an order not placed on the public page, or a deleted storefront are all 404
+ * `order_not_found`.
+ */
+export async function getPublicOrder(
+  ctx: ServiceContext,
+  input: { orderId: string; token: string },
+): Promise<PublicOrderView> {
+  const notFound = () => new AppError("order_not_found", { param: "orderId" });
+  const isWellFormed = STATUS_TOKEN_FORMAT.test(input.token);
+  const [row] = await ctx.db
+    .select({ order: orders, storefront: storefronts })
+    .from(orders)
+    .innerJoin(storefronts, eq(storefronts.id, orders.storefrontId))
+    .where(eq(orders.id, input.orderId))
+    .limit(1);
+  // Hash and compare even when there is no such order, so a miss costs what a wrong token costs.
+  const stored = row?.order.statusTokenHash ?? sha256Hex("no order");
+  const isMatch = safeEqual(sha256Hex(isWellFormed ? input.token : ""), stored);
+  if (!row || !isMatch || !isWellFormed || row.storefront.deletedAt || row.order.source !== "public") {
+    throw notFound();
+  }
+  const dto = toOrderDto(row.order);
+  const storefront = toStorefrontDto(row.storefront);
+  return {
+    order: {
+      id: dto.id,
+      publicOrderId: dto.publicOrderId,
+      orderStatus: dto.orderStatus,
+      status: effectiveCustomStatus(row.order, storefront.language),
+      items: dto.items,
+      fulfillment: dto.fulfillment,
+      paymentMethod: { name: dto.paymentMethod.name },
+      paymentStatus: dto.paymentStatus,
+      customerName: dto.customer.name,
+      subtotalPrice: dto.subtotalPrice,
+      deliveryPrice: dto.deliveryPrice,
+      totalPrice: dto.totalPrice,
+      currency: dto.currency,
+      createdAt: dto.createdAt,
+      updatedAt: dto.updatedAt,
+    },
+    storefront: {
+      id: storefront.id,
+      name: storefront.name,
+      slug: storefront.slug,
+      language: storefront.language,
+      currency: storefront.currency,
+      branding: storefront.branding,
+      whatsapp: storefront.whatsapp,
+    },
+  };
+}
+
+/** Drops public-order rate-limit windows older than the current one (job `purge-rate-limits`). */
+export async function purgePublicOrderRateLimits(db: Db, now: Date): Promise<number> {
+  const floor = Math.floor(now.getTime() / 1000) - PUBLIC_ORDER_LIMIT.windowSeconds;
+  const deleted = await db
+    .delete(publicOrderRateLimits)
+    .where(lt(publicOrderRateLimits.windowStart, floor))
+    .returning({ key: publicOrderRateLimits.key });
+  return deleted.length;
 }

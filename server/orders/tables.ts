@@ -1,4 +1,15 @@
-import { index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { accounts } from "@/server/accounts/tables";
 import { storefronts } from "@/server/storefronts/tables";
 
@@ -30,9 +41,33 @@ export const orders = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
     paidAt: timestamp("paid_at", { withTimezone: true, mode: "date" }),
+    /**
+     * Public orders only: sha256 (hex) of the random token in the customer's status link (docs/api.md, "Order
+     * status page"). The token itself is never stored.
+     */
+    statusTokenHash: text("status_token_hash"),
   },
   (t) => [
     uniqueIndex("orders_public_id_uq").on(t.storefrontId, t.publicOrderId),
     index("orders_storefront_idx").on(t.storefrontId, t.id),
+  ],
+);
+
+/**
+ * Fixed one-minute windows counting orders from the public page per client IP (docs/api.md, "Public storefront",
+ * rate limit). Keys are hashed; counted with `insert ... on conflict do update ... returning`.
+ */
+export const publicOrderRateLimits = pgTable(
+  "public_order_rate_limits",
+  {
+    /** sha256 of `ip:<address>`, hex. */
+    key: text("key").notNull(),
+    /** Epoch seconds at which the window starts. */
+    windowStart: bigint("window_start", { mode: "number" }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.key, t.windowStart] }),
+    index("public_order_rate_limits_window_idx").on(t.windowStart),
   ],
 );

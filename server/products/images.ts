@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
 import { log } from "@/server/lib/log";
+import { notifyStorefrontChanged } from "@/server/storefronts/changes";
 import { safeFetch } from "@/server/webhooks/url-guard";
 import { products } from "./tables";
 
@@ -73,8 +74,11 @@ export async function processProductImage(
         imageUrl === null ? sql`${products.imageUrl} is null` : eq(products.imageUrl, imageUrl),
       ),
     )
-    .returning({ id: products.id });
-  if (updated.length === 0) return "skipped";
+    .returning({ id: products.id, storefrontId: products.storefrontId });
+  const [changed] = updated;
+  if (!changed) return "skipped";
+  // The public page shows the thumbnail (docs/ui.md, "Public storefront"): this runs after its own commit.
+  notifyStorefrontChanged({ storefrontId: changed.storefrontId });
   return isFetched ? "thumbnail" : "failed";
 }
 

@@ -16,6 +16,7 @@ import { roundLikeNumeric } from "@/server/lib/decimal";
 import { newId } from "@/server/lib/ids";
 import type { ListQuery, Page } from "@/server/lib/pagination";
 import { decodeCursor, toPage } from "@/server/lib/pagination";
+import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
 import { findLiveStorefront } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { type ProductRow, toProductDto } from "./dto";
@@ -243,6 +244,7 @@ export function planProductCreate(
       });
     }
     scheduleImageProcessing(ctx, [row]);
+    storefrontChangedAfterCommit(ctx, { storefrontId });
   };
   return { product: toProductDto(row), run };
 }
@@ -270,6 +272,7 @@ export async function createProducts(
   return inTransaction(ctx.db, async (db) => {
     // Key-share lock: a concurrent storefront delete (FOR UPDATE) waits for this batch, and counts it.
     await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
+    storefrontChangedAfterCommit(ctx, { storefrontId });
     return insertProductsWithinLimit(ctx, db, {
       accountId: actor.accountId,
       storefrontId,
@@ -365,6 +368,7 @@ export async function updateProduct(
     return updated;
   });
   if (input.imageUrl !== undefined) scheduleImageProcessing(ctx, [row]);
+  storefrontChangedAfterCommit(ctx, { storefrontId });
   return toProductDto(row);
 }
 
@@ -388,6 +392,7 @@ export async function deleteProduct(
       )
       .returning({ id: products.id });
     if (deleted.length === 0) throw new AppError("product_not_found", { param: "productId" });
+    storefrontChangedAfterCommit(ctx, { storefrontId });
     await db
       .update(accounts)
       .set({ productCount: sql`greatest(${accounts.productCount} - 1, 0)` })

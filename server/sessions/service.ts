@@ -8,6 +8,7 @@ import { markAccountVerifiedInTransaction } from "@/server/accounts/verification
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
+import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
@@ -85,23 +86,12 @@ async function countSignInAttempt(
   buckets: { key: string; limit: number }[],
   now: Date,
 ): Promise<void> {
-  const window = SIGN_IN_LIMITS.windowSeconds;
-  const windowStart = Math.floor(now.getTime() / 1000 / window) * window;
-  const hashed = buckets.map((b) => ({ ...b, key: sha256Hex(b.key) }));
-  const rows = await db
-    .insert(signInRateLimits)
-    .values(hashed.map((b) => ({ key: b.key, windowStart, count: 1 })))
-    .onConflictDoUpdate({
-      target: [signInRateLimits.key, signInRateLimits.windowStart],
-      set: { count: sql`${signInRateLimits.count} + 1` },
-    })
-    .returning({ key: signInRateLimits.key, count: signInRateLimits.count });
-  const isOver = hashed.some((b) => (rows.find((r) => r.key === b.key)?.count ?? 0) > b.limit);
-  if (isOver) {
-    throw new AppError("sign_in_rate_limited", {
-      retryAfterMs: (windowStart + window) * 1000 - now.getTime(),
-    });
-  }
+  const counted = await countInFixedWindow(db, signInRateLimits, {
+    buckets,
+    windowSeconds: SIGN_IN_LIMITS.windowSeconds,
+    now,
+  });
+  if (counted.isOver) throw new AppError("sign_in_rate_limited", { retryAfterMs: counted.retryAfterMs });
 }
 
 function buckets(

@@ -10,4 +10,7 @@ export const STOREFRONT_OPERATIONS = {
   deleteStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
   publishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
   unpublishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
+  // Settings outside the /v1 Storefront object, edited in the dashboard only (docs/api.md, "Storefront settings").
+  getStorefrontSettings: { scopes: [SCOPES.catalogRead], access: "read", via: ["session"] },
+  updateStorefrontSettings: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;

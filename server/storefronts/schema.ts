@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ProductDto, ProductManifest, RejectedProductDto } from "@/server/products/schema";
 import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
 import { amount, httpUrl, safeText } from "./fields";
+import { canonicalTimeZone } from "./time-zones";
 
 export const StorefrontLanguage = z.enum(["es", "en", "pt"]);
 export const Currency = z
@@ -306,3 +307,41 @@ export const StorefrontList = z
 export const DeletedResponse = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .meta({ id: "DeletedResponse" });
+
+/**
+ * The dashboard's storefront settings (docs/api.md, "Storefront settings"): not keys of the /v1 Storefront
+ * object. `timeZone` is an IANA name (null: back to the currency's default); `paymentMethods` the names customers
+ * choose from on the public page (null: cash only).
+ */
+export const UpdateStorefrontSettingsInput = z
+  .strictObject({
+    timeZone: z
+      .string()
+      .max(64)
+      .refine((value) => canonicalTimeZone(value) !== null, {
+        error: "must be an IANA time zone name, e.g. America/Mexico_City",
+      })
+      .nullable()
+      .optional(),
+    paymentMethods: z
+      .array(safeText({ min: 1, max: 50 }))
+      .min(1)
+      .max(10)
+      .refine((names) => new Set(names.map((name) => name.trim().toLowerCase())).size === names.length, {
+        error: "must not name a payment method twice",
+      })
+      .nullable()
+      .optional(),
+  })
+  .meta({ id: "UpdateStorefrontSettingsInput" });
+export type UpdateStorefrontSettingsInput = z.infer<typeof UpdateStorefrontSettingsInput>;
+
+/** What the dashboard shows of the settings: the zone in force and whether it is the currency's default. */
+export type StorefrontSettingsDto = {
+  storefrontId: string;
+  timeZone: string;
+  isDefaultTimeZone: boolean;
+  paymentMethods: string[];
+  /** Whether the payment methods are the default (cash only). */
+  isDefaultPaymentMethods: boolean;
+};

@@ -10,15 +10,20 @@ import {
   serviceContextFor,
   sessionContextFor,
 } from "@/server/testing/context";
-import { CreateStorefrontInput, UpdateStorefrontInput } from "./schema";
+import { parseInput } from "@/server/validation";
+import { onStorefrontChanged, type StorefrontChange } from "./changes";
+import { CreateStorefrontInput, UpdateStorefrontInput, UpdateStorefrontSettingsInput } from "./schema";
 import {
   createStorefront,
   deleteStorefront,
   getPublishedStorefrontBySlug,
   getStorefront,
+  getStorefrontSettings,
   listStorefronts,
   publishStorefront,
+  unpublishStorefront,
   updateStorefront,
+  updateStorefrontSettings,
 } from "./service";
 import { createMerchant } from "./testing";
 
@@ -196,6 +201,7 @@ describe("the public storefront read (no actor)", () => {
     const page = await getPublishedStorefrontBySlug(visitor, { slug: published.slug ?? "" });
     expect(page.storefront.id).toBe(storefront.id);
     expect(page.products.map((p) => p.title)).toEqual(["Primero", "Tercero", "Sin posición"]);
+    expect(page.settings).toEqual({ timeZone: "America/Mexico_City", paymentMethods: ["Cash"] });
 
     await updateStorefront(ctx, { storefrontId: storefront.id, patch: { hidden: true } });
     await expect(getPublishedStorefrontBySlug(visitor, { slug: published.slug ?? "" })).rejects.toMatchObject(
@@ -210,5 +216,124 @@ describe("the public storefront read (no actor)", () => {
         code: "storefront_not_found",
       },
     );
+  });
+});
+
+// docs/api.md, "Storefront settings": the time zone and payment methods live outside the /v1 Storefront object,
+// and only the dashboard's door edits them.
+describe("storefront settings", () => {
+  it("the time zone defaults from the currency, is set by its IANA name (canonical spelling), null goes back", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const session = await sessionContextFor(merchant.userId);
+    const mexican = await createStorefront(session, input({ currency: "MXN" }));
+    const american = await createStorefront(session, input({ currency: "USD" }));
+    expect(await getStorefrontSettings(session, { storefrontId: american.storefront.id })).toEqual({
+      storefrontId: american.storefront.id,
+      timeZone: "UTC",
+      isDefaultTimeZone: true,
+      // The storefront's language is the account's (en here): cash in that language.
+      paymentMethods: ["Cash"],
+      isDefaultPaymentMethods: true,
+    });
+    const storefrontId = mexican.storefront.id;
+    expect((await getStorefrontSettings(session, { storefrontId })).timeZone).toBe("America/Mexico_City");
+    const set = await updateStorefrontSettings(session, {
+      storefrontId,
+      settings: parseInput(UpdateStorefrontSettingsInput, { timeZone: "america/tijuana" }, "en"),
+    });
+    expect(set).toMatchObject({ timeZone: "America/Tijuana", isDefaultTimeZone: false });
+    // The /v1 Storefront object keeps exactly its keys.
+    const storefront = await getStorefront(session, { storefrontId });
+    expect(Object.keys(storefront)).not.toContain("timeZone");
+    expect(storefront).toEqual({ ...mexican.storefront, updatedAt: storefront.updatedAt });
+    const back = await updateStorefrontSettings(session, { storefrontId, settings: { timeZone: null } });
+    expect(back).toMatchObject({ timeZone: "America/Mexico_City", isDefaultTimeZone: true });
+  });
+
+  it("an unknown zone, a repeated payment method or an unknown field is 400 with its param", () => {
+    const refusal = (value: unknown) => {
+      try {
+        parseInput(UpdateStorefrontSettingsInput, value, "en");
+        return null;
+      } catch (error) {
+        return (error as { options: { param: string } }).options.param;
+      }
+    };
+    expect(refusal({ timeZone: "Mars/Olympus" })).toBe("timeZone");
+    expect(refusal({ timeZone: "UTC" })).toBeNull();
+    expect(refusal({ paymentMethods: ["Tarjeta", "tarjeta"] })).toBe("paymentMethods");
+    expect(refusal({ paymentMethods: [] })).toBe("paymentMethods");
+    expect(refusal({ currency: "MXN" })).toBe("currency");
+  });
+
+  it("only a dashboard session may read or change them; another account's storefront is not found", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const created = await createStorefront(await serviceContextFor(merchant.userKey), input());
+    const storefrontId = created.storefront.id;
+    for (const ctx of [await serviceContextFor(merchant.userKey), await oauthContextFor(merchant.userKey)]) {
+      await expect(getStorefrontSettings(ctx, { storefrontId })).rejects.toMatchObject({
+        code: "insufficient_scope",
+      });
+      await expect(
+        updateStorefrontSettings(ctx, { storefrontId, settings: { timeZone: "UTC" } }),
+      ).rejects.toMatchObject({ code: "insufficient_scope" });
+    }
+    const stranger = await createMerchant({ plan: "PRO", verified: true });
+    await expect(
+      updateStorefrontSettings(await sessionContextFor(stranger.userId), {
+        storefrontId,
+        settings: { timeZone: "UTC" },
+      }),
+    ).rejects.toMatchObject({ code: "storefront_not_found" });
+  });
+});
+
+// docs/ui.md, "Public storefront": every change the public page shows is announced after its commit.
+describe("storefront change announcements", () => {
+  it("update, settings, publish, unpublish, delete and product changes announce the storefront (and its slug)", async () => {
+    const changes: StorefrontChange[] = [];
+    const stop = onStorefrontChanged((change) => changes.push(change));
+    try {
+      const merchant = await createMerchant({ plan: "PRO", verified: true });
+      const ctx = await serviceContextFor(merchant.userKey);
+      const created = await asAdapter(ctx, (c) =>
+        createStorefront(c, input({ slug: `anuncio-${Date.now()}` })),
+      );
+      const storefrontId = created.storefront.id;
+      const slug = created.storefront.slug;
+      const mine = () => changes.filter((change) => change.storefrontId === storefrontId);
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+      // A failed write announces nothing; work announces only once the adapter ran its after-commit tasks.
+      const pending = await serviceContextFor(merchant.userKey);
+      await updateStorefront(pending, { storefrontId, patch: { name: "Nuevo nombre" } });
+      await settle();
+      expect(mine()).toEqual([]);
+      pending.runAfterCommit();
+      await settle();
+      expect(mine()).toEqual([{ storefrontId, slug }]);
+
+      await asAdapter(ctx, (c) => publishStorefront(c, { storefrontId }));
+      await asAdapter(await sessionContextFor(merchant.userId), (c) =>
+        updateStorefrontSettings(c, { storefrontId, settings: { timeZone: "UTC" } }),
+      );
+      const product = await asAdapter(ctx, (c) =>
+        createProduct(c, { storefrontId, product: ProductManifest.parse({ title: "Pan", price: 10 }) }),
+      );
+      await asAdapter(ctx, (c) => unpublishStorefront(c, { storefrontId }));
+      await asAdapter(ctx, (c) => deleteStorefront(c, { storefrontId }));
+      await settle();
+      expect(mine()).toEqual([
+        { storefrontId, slug },
+        { storefrontId, slug },
+        { storefrontId, slug },
+        { storefrontId },
+        { storefrontId, slug },
+        { storefrontId, slug },
+      ]);
+      expect(product.id).toMatch(/^prd_/);
+    } finally {
+      stop();
+    }
   });
 });

@@ -13,15 +13,20 @@ import { toProductDto } from "@/server/products/dto";
 import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
+import { storefrontChangedAfterCommit } from "./changes";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
 import { findLiveStorefront, findPublishedStorefront } from "./lookup";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,
+  type StorefrontSettingsDto,
   THEME_PRESETS,
   type UpdateStorefrontInput,
+  type UpdateStorefrontSettingsInput,
 } from "./schema";
+import { paymentMethodsFor, timeZoneFor } from "./settings";
 import { storefronts } from "./tables";
+import { canonicalTimeZone } from "./time-zones";
 
 type BrandingInput = NonNullable<CreateStorefrontInput["branding"]>;
 
@@ -282,7 +287,10 @@ export async function updateStorefront(
     throw error;
   }
   const [row] = rows;
-  if (row) return toStorefrontDto(row);
+  if (row) {
+    storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
+    return toStorefrontDto(row);
+  }
 
   const current = await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   if (patch.slug === null && current.published) {
@@ -310,7 +318,12 @@ export async function deleteStorefront(
   const { storefrontId } = input;
   const now = ctx.now();
   return inTransaction(ctx.db, async (db) => {
-    await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "update" });
+    const current = await findLiveStorefront(db, {
+      accountId: actor.accountId,
+      storefrontId,
+      lock: "update",
+    });
+    storefrontChangedAfterCommit(ctx, { storefrontId, slug: current.slug });
     await db
       .update(storefronts)
       .set({ deletedAt: now, published: false, updatedAt: now })
@@ -397,6 +410,7 @@ export async function publishStorefront(
         return updated;
       });
       if (!row) throw new AppError("storefront_deleted", { param: "storefrontId" });
+      storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
       return toStorefrontDto(row);
     } catch (error) {
       if (!isSlugTaken(error) || current.slug) throw error;
@@ -423,13 +437,23 @@ export async function unpublishStorefront(
       ),
     )
     .returning();
-  if (row) return toStorefrontDto(row);
+  if (row) {
+    storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
+    return toStorefrontDto(row);
+  }
   await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   throw new AppError("storefront_not_found", { param: "storefrontId" });
 }
 
-/** A published storefront as its customers see it: the storefront and its visible products. */
-export type PublishedStorefront = { storefront: StorefrontDto; products: ProductDto[] };
+/** The settings a customer's page needs (docs/api.md, "Storefront settings"). */
+export type PublicStorefrontSettings = { timeZone: string; paymentMethods: string[] };
+
+/** A published storefront as its customers see it: the storefront, its visible products and its settings. */
+export type PublishedStorefront = {
+  storefront: StorefrontDto;
+  products: ProductDto[];
+  settings: PublicStorefrontSettings;
+};
 
 /**
  * The public storefront page's read (docs/api.md, "Public storefront"): no actor. Only a published, not hidden,
@@ -447,5 +471,79 @@ export async function getPublishedStorefrontBySlug(
     .from(products)
     .where(and(eq(products.storefrontId, storefront.id), or(isNull(products.hide), ne(products.hide, true))))
     .orderBy(sql`${products.position} asc nulls last`, asc(products.id));
-  return { storefront: toStorefrontDto(storefront), products: rows.map(toProductDto) };
+  return {
+    storefront: toStorefrontDto(storefront),
+    products: rows.map(toProductDto),
+    settings: {
+      timeZone: timeZoneFor(storefront),
+      paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),
+    },
+  };
+}
+
+function toSettingsDto(row: StorefrontRow): StorefrontSettingsDto {
+  return {
+    storefrontId: row.id,
+    timeZone: timeZoneFor(row),
+    isDefaultTimeZone: row.timeZone === null,
+    paymentMethods: paymentMethodsFor(row.paymentMethods, row.language),
+    isDefaultPaymentMethods: !row.paymentMethods || row.paymentMethods.length === 0,
+  };
+}
+
+/**
+ * A storefront's settings outside the /v1 Storefront object (docs/api.md, "Storefront settings"): its time zone
+ * (the currency's default until set) and payment methods. The dashboard's door only.
+ */
+export async function getStorefrontSettings(
+  ctx: ServiceContext,
+  input: { storefrontId: string },
+): Promise<StorefrontSettingsDto> {
+  const actor = authorize(ctx, "getStorefrontSettings");
+  return toSettingsDto(
+    await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId: input.storefrontId }),
+  );
+}
+
+/**
+ * Sets a storefront's time zone (an IANA name this runtime knows, stored in its canonical spelling; null goes
+ * back to the currency's default) and/or its payment methods (null: cash only). The dashboard's door only; the
+ * /v1 Storefront object does not change. The public page follows at once.
+ */
+export async function updateStorefrontSettings(
+  ctx: ServiceContext,
+  input: { storefrontId: string; settings: UpdateStorefrontSettingsInput },
+): Promise<StorefrontSettingsDto> {
+  const actor = authorize(ctx, "updateStorefrontSettings");
+  const { storefrontId, settings } = input;
+  const set: Partial<typeof storefronts.$inferInsert> = {};
+  if (settings.timeZone !== undefined) {
+    const zone = settings.timeZone === null ? null : canonicalTimeZone(settings.timeZone);
+    if (settings.timeZone !== null && zone === null) {
+      throw new AppError("invalid_request", {
+        param: "timeZone",
+        detail: "timeZone: must be an IANA time zone name, e.g. America/Mexico_City",
+      });
+    }
+    set.timeZone = zone;
+  }
+  if (settings.paymentMethods !== undefined) {
+    set.paymentMethods = settings.paymentMethods?.map((name) => name.trim()) ?? null;
+  }
+  const current = await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
+  if (Object.keys(set).length === 0) return toSettingsDto(current);
+  const [row] = await ctx.db
+    .update(storefronts)
+    .set(set)
+    .where(
+      and(
+        eq(storefronts.id, storefrontId),
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .returning();
+  if (!row) throw new AppError("storefront_deleted", { param: "storefrontId" });
+  storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
+  return toSettingsDto(row);
 }

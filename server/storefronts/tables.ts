@@ -28,6 +28,13 @@ export const storefronts = pgTable(
     slug: text("slug"),
     hidden: boolean("hidden").notNull().default(false),
     published: boolean("published").notNull().default(false),
+    /**
+     * Settings outside the /v1 Storefront object (docs/api.md, "Storefront settings"), edited in the dashboard:
+     * the IANA time zone of `schedule` (null: from the currency), and the payment method names customers choose
+     * from on the public page (null: cash only).
+     */
+    timeZone: text("time_zone"),
+    paymentMethods: jsonb("payment_methods").$type<string[] | null>(),
     /** Last publicOrderId handed out for this storefront (orders number from 1 per storefront). */
     orderCounter: integer("order_counter").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
