@@ -138,6 +138,9 @@ describe("order services", () => {
     expect(refused).toMatchObject({
       reason: { code: "insufficient_stock", options: { param: "items[0].amount" } },
     });
+    const reason = (refused as PromiseRejectedResult).reason as AppError;
+    expect(messageFor(reason, "es")).toBe('"Taco al pastor" está agotado.');
+    expect(messageFor(reason, "en")).toBe('"Taco al pastor" is sold out.');
   });
 
   it("another account's order is not found; an order of a product from another storefront is product_not_found", async () => {
@@ -313,7 +316,7 @@ describe("options in orders", () => {
         [1, 0],
       ],
       "insufficient_stock",
-      /only 3 of "Cheese"/,
+      /"Cheese" \(Pizza\): 3 left/,
     ],
   ] as const)(
     "refuses %s with param items[0].options, and takes no stock",
@@ -329,7 +332,7 @@ describe("options in orders", () => {
       );
       expect(refusal?.code).toBe(code);
       expect(refusal?.options.param).toBe("items[0].options");
-      expect(refusal?.options.detail).toMatch(detail);
+      expect(refusal && messageFor(refusal as unknown as AppError, "en")).toMatch(detail);
       expect((await getProduct(ctx, { storefrontId, productId })).stock).toBe(10);
     },
   );

@@ -383,14 +383,11 @@ async function takeStock(
       });
     if (!row) {
       const [exists] = await db
-        .select({ stock: products.stock })
+        .select({ title: products.title, stock: products.stock })
         .from(products)
         .where(and(eq(products.id, productId), eq(products.storefrontId, storefrontId)));
       if (!exists) throw new AppError("product_not_found", { param: `items[${first}].productId` });
-      throw new AppError("insufficient_stock", {
-        param: `items[${first}].amount`,
-        detail: `Only ${exists.stock ?? 0} left.`,
-      });
+      throw shortage(`items[${first}].amount`, `"${exists.title}"`, exists.stock ?? 0);
     }
     if (row.stock !== null) isStockTaken = true;
     const groups = row.extraProductsCategory as StoredOptionGroups;
@@ -401,8 +398,12 @@ async function takeStock(
       if (!line) continue;
       const check = checkOptionChoices(groups, line.options, line.amount);
       const problem = check.problems[0];
+      if (problem?.kind === "sold_out") {
+        const option = groups?.[problem.group]?.extraProducts?.[problem.option]?.title ?? "";
+        throw shortage(`items[${index}].options`, `"${option}" (${row.title})`, problem.left);
+      }
       if (problem) {
-        throw new AppError(problem.kind === "sold_out" ? "insufficient_stock" : "invalid_request", {
+        throw new AppError("invalid_request", {
           param: `items[${index}].options`,
           detail: `items[${index}].options: ${describeOptionProblem(problem, groups)}`,
         });
@@ -424,7 +425,7 @@ async function takeStock(
         options: check.options,
       };
     }
-    const updatedGroups = takeOptionStock(groups, [...optionAmounts.values()]);
+    const updatedGroups = takeOptionStock(row.title, groups, [...optionAmounts.values()]);
     if (updatedGroups) {
       await db
         .update(products)
@@ -437,11 +438,28 @@ async function takeStock(
 }
 
 /**
+ * 400 `insufficient_stock` naming what ran short and how many are left, in every language: the customer's page
+ * shows it next to the line (`param`).
+ */
+function shortage(param: string, what: string, left: number): AppError {
+  const message: Record<Language, string> =
+    left > 0
+      ? {
+          en: `There is not enough stock of ${what}: ${left} left.`,
+          es: `No hay existencias suficientes de ${what}: quedan ${left}.`,
+          pt: `Não há estoque suficiente de ${what}: restam ${left}.`,
+        }
+      : { en: `${what} is sold out.`, es: `${what} está agotado.`, pt: `${what} está esgotado.` };
+  return new AppError("insufficient_stock", { param, message });
+}
+
+/**
  * The groups with each taken option's stock lowered (null when no chosen option tracks stock). The row is
  * locked by this transaction, so nothing changes between the read and this write. Several lines choosing the
  * same option count together: short of stock, the first such line is named.
  */
 function takeOptionStock(
+  productTitle: string,
   groups: StoredOptionGroups,
   taken: Array<{ group: number; option: number; amount: number; index: number }>,
 ): StoredOptionGroups {
@@ -455,10 +473,7 @@ function takeOptionStock(
     const stored = next[group]?.extraProducts?.[option];
     if (!stored || stored.stock == null) continue;
     if (stored.stock < amount) {
-      throw new AppError("insufficient_stock", {
-        param: `items[${index}].options`,
-        detail: `items[${index}].options: only ${stored.stock} of "${stored.title}" left.`,
-      });
+      throw shortage(`items[${index}].options`, `"${stored.title}" (${productTitle})`, stored.stock);
     }
     stored.stock -= amount;
     isChanged = true;

@@ -1,3 +1,5 @@
+import { storefrontEn } from "./storefront.en";
+
 /**
  * The interface text in English: the source of truth. es.ts and pt.ts must have exactly these keys (a type
  * error otherwise) and the same `{placeholders}` (checked by app/_i18n/catalogue.test.ts).
@@ -149,4 +151,5 @@ export const en = {
   "gallery.emptyTitle": "No webhook endpoints yet",
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
+  ...storefrontEn,
 } as const;
