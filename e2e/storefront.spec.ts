@@ -75,6 +75,11 @@ const STORE = {
   whatsapp: "+5215512345678",
 };
 
+/** The product cards of a store page. */
+function products(page: Page) {
+  return page.getByRole("main").getByRole("listitem");
+}
+
 async function fillCheckout(page: Page, name: string) {
   await page.getByLabel("Nombre").fill(name);
   await page.getByLabel("Número de teléfono").fill("55 1234 5678");
@@ -106,12 +111,12 @@ test.describe("the public storefront", () => {
     const nav = page.getByRole("navigation", { name: "Categorías" });
     await expect(nav.getByRole("link")).toHaveText(["Pizzas", "Bebidas", "Postres", "Más productos"]);
     // Sale price as a discount, in the storefront's currency and language.
-    const pizza = page.getByTestId("product").filter({ hasText: "Pizza Margarita" });
+    const pizza = products(page).filter({ hasText: "Pizza Margarita" });
     await expect(pizza).toContainText(money(120));
     await expect(pizza.locator("s")).toContainText(money(150));
     await expect(pizza).toContainText("20% de descuento");
     // Sold out shown, hidden absent.
-    await expect(page.getByTestId("product").filter({ hasText: "Refresco" })).toContainText("Agotado");
+    await expect(products(page).filter({ hasText: "Refresco" })).toContainText("Agotado");
     await expect(page.getByText("Producto oculto")).toHaveCount(0);
     // <head>: description, Open Graph, canonical, structured data.
     const canonical = await page.locator('link[rel="canonical"]').getAttribute("href");
@@ -124,8 +129,7 @@ test.describe("the public storefront", () => {
     const jsonLd = JSON.parse(
       (await page.locator('script[type="application/ld+json"]').textContent()) ?? "{}",
     );
-    expect(jsonLd).toMatchObject({ "@type": "Store", name: "Pizzería Napoli" });
-    expect(jsonLd.hasOfferCatalog.itemListElement).toHaveLength(5);
+    expect(jsonLd).toMatchObject({ "@type": "Store", name: "Pizzería Napoli", telephone: "+5215512345678" });
     await checkA11y(page);
     await screenshot(page, "storefront");
 
@@ -267,7 +271,7 @@ test.describe("the public storefront", () => {
     ]);
     const url = `/s/${store.slug}`;
     await page.goto(url);
-    await expect(page.getByTestId("product")).toContainText(money(30));
+    await expect(products(page)).toContainText(money(30));
     expect((await page.request.get(url)).headers()["x-nextjs-cache"]).toBe("HIT");
 
     const productId = store.products[0]?.id;
@@ -277,8 +281,8 @@ test.describe("the public storefront", () => {
     });
     expect(patched.status).toBe(200);
     await page.goto(url);
-    await expect(page.getByTestId("product")).toContainText("Empanada de queso");
-    await expect(page.getByTestId("product")).toContainText(money(32));
+    await expect(products(page)).toContainText("Empanada de queso");
+    await expect(products(page)).toContainText(money(32));
 
     // A new product, and the last unit taken by an order, show on the next view too.
     const added = await api("POST", `/v1/storefronts/${store.storefrontId}/products`, {
@@ -296,10 +300,8 @@ test.describe("the public storefront", () => {
     });
     expect(order.status).toBe(201);
     await page.goto(url);
-    await expect(page.getByTestId("product")).toHaveCount(2);
-    await expect(page.getByTestId("product").filter({ hasText: "Empanada de queso" })).toContainText(
-      "Agotado",
-    );
+    await expect(products(page)).toHaveCount(2);
+    await expect(products(page).filter({ hasText: "Empanada de queso" })).toContainText("Agotado");
   });
 
   test("two checkouts race for the last unit: one is placed, the other is told it sold out", async ({

@@ -53,14 +53,9 @@ export default async function StorefrontPage({ params }: Props) {
   const { storefront, products, settings } = published;
   const t = translator(storefront.language as Language);
   const sections = sectionsOf(storefront, products, t("storefront.otherProducts"));
-  const base = `${env().APP_URL}/s/${slug}`;
-  const jsonLd = storeJsonLd(
-    storefront,
-    products.map((product) => ({ title: product.title, url: `${base}/p/${product.id}` })),
-    base,
-  );
+  const jsonLd = storeJsonLd(storefront, `${env().APP_URL}/s/${slug}`);
   return (
-    <StorefrontFrame storefront={storefront}>
+    <StorefrontFrame storefront={storefront} page="store">
       <a
         href="#products"
         className="sr-only z-30 rounded-md bg-surface px-3 py-2 focus:not-sr-only focus:fixed focus:top-2 focus:left-2"

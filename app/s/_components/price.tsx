@@ -1,10 +1,10 @@
-import { clsx } from "clsx";
 import type { Translate } from "@/app/_i18n/catalogue";
 import { discountPercent, formatMoney } from "../_lib/format";
 
 /**
  * A price as customers read it: the sale price as a discount (the new price, the old one struck through, the
- * percent saved), each with words for screen readers, never colour alone.
+ * percent saved), each with words for screen readers, never colour alone. Renders on the server and in client
+ * components alike.
  */
 export function Price({
   price,
@@ -28,7 +28,7 @@ export function Price({
   }
   return (
     <p className="flex flex-wrap items-baseline gap-x-2">
-      <span className={clsx(amountClass, "text-(--accent)")}>
+      <span className={`${amountClass} text-(--accent)`}>
         <span className="sr-only">{t("storefront.salePrice")}: </span>
         {formatMoney(salePrice, language, currency)}
       </span>

@@ -2,7 +2,7 @@ import type { CSSProperties, ReactNode } from "react";
 import type { Language } from "@/app/_i18n/catalogue";
 import { I18nProvider } from "@/app/_i18n/client";
 import type { StorefrontDto } from "@/server/storefronts/schema";
-import { storefrontMessages } from "../_lib/messages";
+import { type PageMessages, storefrontMessages } from "../_lib/messages";
 import { fontStack, storefrontPalette } from "../_lib/palette";
 import { Announcer } from "./announcer";
 
@@ -14,9 +14,12 @@ import { Announcer } from "./announcer";
  */
 export function StorefrontFrame({
   storefront,
+  page,
   children,
 }: {
   storefront: Pick<StorefrontDto, "language" | "branding">;
+  /** Which client messages the page needs (app/s/_lib/messages.ts). */
+  page: PageMessages;
   children: ReactNode;
 }) {
   const language = storefront.language as Language;
@@ -33,7 +36,7 @@ export function StorefrontFrame({
         // biome-ignore lint/security/noDangerouslySetInnerHtml: a constant statement; the language is one of es/en/pt.
         dangerouslySetInnerHTML={{ __html: `document.documentElement.lang=${JSON.stringify(language)}` }}
       />
-      <I18nProvider language={language} messages={storefrontMessages(language)}>
+      <I18nProvider language={language} messages={storefrontMessages(language, page)}>
         {children}
         <Announcer />
       </I18nProvider>

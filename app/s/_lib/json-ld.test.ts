@@ -37,17 +37,26 @@ describe("structured data", () => {
     ).toMatchObject({ availability: "https://schema.org/InStock" });
   });
 
-  it("the store lists its products by URL", () => {
+  it("the store is a Store with its URL, logo and phone", () => {
     const data = storeJsonLd(
-      { name: "Napoli", currency: "MXN", branding: null, biography: null, whatsapp: null },
-      [{ title: "Pizza", url: "https://x.test/s/napoli/p/prd_1" }],
+      {
+        name: "Napoli",
+        currency: "MXN",
+        branding: { logoUrl: "https://cdn.example.com/l.png", backgroundUrl: null, theme: null, font: null },
+        biography: null,
+        whatsapp: "+5215512345678",
+      },
       "https://x.test/s/napoli",
     );
-    expect(data).toMatchObject({
+    expect(data).toEqual({
+      "@context": "https://schema.org",
       "@type": "Store",
-      hasOfferCatalog: {
-        itemListElement: [{ position: 1, url: "https://x.test/s/napoli/p/prd_1", name: "Pizza" }],
-      },
+      name: "Napoli",
+      url: "https://x.test/s/napoli",
+      logo: "https://cdn.example.com/l.png",
+      image: "https://cdn.example.com/l.png",
+      telephone: "+5215512345678",
+      currenciesAccepted: "MXN",
     });
   });
 

@@ -3,8 +3,9 @@ import type { StorefrontDto } from "@/server/storefronts/schema";
 
 /**
  * schema.org structured data of the public pages (docs/ui.md, "Public storefront", SEO): the store page describes
- * the store and lists its products (by URL); each product's page carries its Product with an Offer (price in the
- * storefront's currency, availability from its stock).
+ * the store; each product's page carries its Product with an Offer (price in the storefront's currency,
+ * availability from its stock). Product markup belongs on the product's own page (search engines ignore it on
+ * lists), and a list of 200 products would double in the page: it is sent once as HTML and once for hydration.
  */
 
 type JsonLd = Record<string, unknown>;
@@ -42,7 +43,6 @@ export function productJsonLd(
 
 export function storeJsonLd(
   storefront: Pick<StorefrontDto, "name" | "currency" | "branding" | "biography" | "whatsapp">,
-  products: Array<{ title: string; url: string }>,
   url: string,
 ): JsonLd {
   const logo = storefront.branding?.logoUrl;
@@ -55,16 +55,6 @@ export function storeJsonLd(
     ...(logo ? { logo, image: logo } : {}),
     ...(storefront.whatsapp ? { telephone: storefront.whatsapp } : {}),
     currenciesAccepted: storefront.currency,
-    hasOfferCatalog: {
-      "@type": "OfferCatalog",
-      name: storefront.name,
-      itemListElement: products.map((product, index) => ({
-        "@type": "ListItem",
-        position: index + 1,
-        url: product.url,
-        name: product.title,
-      })),
-    },
   };
 }
 

@@ -45,7 +45,7 @@ export default async function CheckoutPage({ params }: Props) {
     };
   }
   return (
-    <StorefrontFrame storefront={storefront}>
+    <StorefrontFrame storefront={storefront} page="checkout">
       <header className="border-b border-border bg-surface">
         <div className="mx-auto flex max-w-5xl items-center gap-3 px-4 py-3">
           <Link href={`/s/${slug}`} className="text-sm font-medium">

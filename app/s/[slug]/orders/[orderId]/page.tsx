@@ -80,7 +80,7 @@ export default async function OrderStatusPage({ params, searchParams }: Props) {
         ? t("storefront.pickup")
         : t("storefront.dineIn");
   return (
-    <StorefrontFrame storefront={storefront}>
+    <StorefrontFrame storefront={storefront} page="status">
       <header className="border-b border-border bg-surface">
         <div className="mx-auto flex max-w-2xl items-center gap-3 px-4 py-3">
           {storefront.slug ? (

@@ -62,7 +62,7 @@ export default async function ProductPage({ params }: Props) {
   const image = product.imageUrl ?? product.thumbnailUrl;
   const isSoldOut = product.stock === 0;
   return (
-    <StorefrontFrame storefront={storefront}>
+    <StorefrontFrame storefront={storefront} page="product">
       <header className="border-b border-border bg-surface">
         <div className="mx-auto flex max-w-3xl items-center gap-3 px-4 py-3">
           <Link href={`/s/${slug}`} className="text-sm font-medium">
