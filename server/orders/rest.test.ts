@@ -105,6 +105,64 @@ describe("orders", () => {
     expect(outside.body.error.param).toBe("fulfillment.distanceKm");
   });
 
+  it("options over /v1: chosen by group and option index, priced into the line and kept; a bad choice names items[i].options", async () => {
+    const merchant = await createMerchant();
+    const { storefrontId, productId } = await createStorefrontWithProduct(merchant.userKey, {
+      title: "Café",
+      price: 30,
+      extraProductsCategory: [
+        {
+          title: "Leche",
+          obligatory: true,
+          multipleOption: false,
+          minOptions: 1,
+          maxOptions: 1,
+          extraProducts: [
+            { title: "Entera", price: 0, available: true },
+            { title: "Avena", price: 8, available: true },
+          ],
+        },
+      ],
+    } as never);
+    const path = `/v1/storefronts/${storefrontId}/orders`;
+    const placed = await call<{ order: { items: unknown[]; subtotalPrice: number } }>("POST", path, {
+      key: merchant.userKey,
+      body: {
+        items: [{ productId, amount: 2, options: [{ group: 0, option: 1 }] }],
+        customer,
+        paymentMethod,
+      },
+    });
+    expect(placed.status).toBe(201);
+    expect(placed.body.order.items).toEqual([
+      {
+        productId,
+        title: "Café",
+        amount: 2,
+        price: 38,
+        options: [{ group: 0, option: 1, groupTitle: "Leche", title: "Avena", price: 8 }],
+      },
+    ]);
+    expect(placed.body.order.subtotalPrice).toBe(76);
+    const missing = await call<{ error: { code: string; param: string; message: string } }>("POST", path, {
+      key: merchant.userKey,
+      body: { items: [{ productId, amount: 1 }], customer, paymentMethod },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: "invalid_request", param: "items[0].options" });
+    expect(missing.body.error.message).toContain('"Leche" is obligatory');
+    const malformed = await call<{ error: { param: string } }>("POST", path, {
+      key: merchant.userKey,
+      body: {
+        items: [{ productId, amount: 1, options: [{ group: -1, option: 0 }] }],
+        customer,
+        paymentMethod,
+      },
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.param).toBe("items[0].options[0].group");
+  });
+
   it("only valid status transitions; cancelling puts the stock back; a cancelled order cannot be paid", async () => {
     const merchant = await createMerchant();
     const { storefrontId, productId } = await createStorefrontWithProduct(merchant.userKey, { stock: 4 });

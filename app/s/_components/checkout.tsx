@@ -25,7 +25,6 @@ export type CatalogProduct = {
 
 export type CheckoutProps = {
   slug: string;
-  name: string;
   currency: string;
   whatsapp: string | null;
   catalog: Record<string, CatalogProduct>;

@@ -62,7 +62,6 @@ export default async function CheckoutPage({ params }: Props) {
         </noscript>
         <Checkout
           slug={slug}
-          name={storefront.name}
           currency={storefront.currency}
           whatsapp={storefront.whatsapp}
           catalog={catalog}
