@@ -77,14 +77,14 @@ export function ProductGrid({
               // biome-ignore lint/performance/noImgElement: the merchant's own image URL on any host.
               <img src={product.m} alt="" loading="lazy" />
             ) : null}
-            <div className="sf-body">
+            <div>
               <h3>
                 <Link href={href} prefetch={false}>
                   {product.t}
                 </Link>
               </h3>
-              {product.d ? <p className="sf-desc">{product.d}</p> : null}
-              <div className="sf-foot">
+              {product.d ? <p>{product.d}</p> : null}
+              <div>
                 <Price
                   price={product.p}
                   salePrice={product.s ?? null}
