@@ -93,6 +93,13 @@ test.describe("the public storefront", () => {
     receiver,
   }) => {
     const store = await createPublishedStore(api, mail, STORE, CATALOG);
+    // The cached pages hydrate cleanly (React's production hydration errors are #418-#425).
+    const hydrationErrors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && /#41[89]|#42[0-5]|hydrat/i.test(message.text())) {
+        hydrationErrors.push(message.text());
+      }
+    });
     // The merchant's developer registers the endpoint; order events of its accounts go there.
     const endpoint = await api<{ signingSecret: string }>("POST", "/v1/webhook_endpoints", {
       key: store.developerKey,
@@ -216,6 +223,8 @@ test.describe("the public storefront", () => {
     await expect(page.locator('[aria-current="step"]')).toContainText("Listo");
     await checkA11y(page);
     await screenshot(page, "storefront-status");
+
+    expect(hydrationErrors).toEqual([]);
 
     // The token is the key: a wrong one is 404.
     const wrong = await page.goto(`${statusUrl.pathname}?t=${"A".repeat(43)}`);

@@ -580,7 +580,8 @@ describe("orders from the public page", () => {
       order: order(productId, 1, { paymentMethod: { name: "tarjeta" } }),
       clientIp: null,
     });
-    expect(placed.order.paymentMethod.name).toBe("tarjeta");
+    // Kept in the storefront's spelling.
+    expect(placed.order.paymentMethod.name).toBe("Tarjeta");
     // dineIn is unset: the /v1 rule allows it, the page does not offer it.
     const dineIn = { paymentMethod: { name: "Tarjeta" }, fulfillment: { type: "dine_in" } };
     await expect(

@@ -201,13 +201,16 @@ export async function placePublicOrder(
   return { order: placed.order, statusToken };
 }
 
-/** The public page's own rules: open now, a fulfillment it offers, one of its payment methods. */
+/**
+ * The public page's own rules: open now, a fulfillment it offers, one of its payment methods (kept in the
+ * storefront's spelling).
+ */
 function checkPublicOrder(
   ctx: ServiceContext,
   storefront: StorefrontRow,
   order: CreateOrderInput,
   fulfillment: Fulfillment,
-): void {
+): { paymentMethodName: string } {
   const dto = toStorefrontDto(storefront);
   const timeZone = timeZoneFor(storefront);
   const now = ctx.now();
@@ -226,12 +229,14 @@ function checkPublicOrder(
   }
   const methods = paymentMethodsFor(storefront.paymentMethods, storefront.language);
   const wanted = order.paymentMethod.name.trim().toLowerCase();
-  if (!methods.some((name) => name.toLowerCase() === wanted)) {
+  const method = methods.find((name) => name.toLowerCase() === wanted);
+  if (!method) {
     throw new AppError("invalid_request", {
       param: "paymentMethod.name",
       detail: `paymentMethod.name: one of ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
     });
   }
+  return { paymentMethodName: method };
 }
 
 const OPENS_AT: Record<Language, string> = {
@@ -262,7 +267,7 @@ type PlaceOptions = {
   source: "api" | "public";
   findStorefront: (db: Db) => Promise<StorefrontRow>;
   /** Rules of the door on top of every order's (the public page's); throws to refuse. */
-  check?: (storefront: StorefrontRow, fulfillment: Fulfillment) => void;
+  check?: (storefront: StorefrontRow, fulfillment: Fulfillment) => { paymentMethodName?: string };
   statusTokenHash?: string;
 };
 
@@ -284,7 +289,7 @@ async function placeOrder(
   };
   const created = await inTransaction(ctx.db, async (db) => {
     const storefront = await options.findStorefront(db);
-    options.check?.(storefront, fulfillment);
+    const checked = options.check?.(storefront, fulfillment);
     const delivery = deliveryPrice(
       {
         delivery: storefront.delivery as DeliverySettings,
@@ -312,7 +317,7 @@ async function placeOrder(
         customStatus: null,
         items,
         customer: input.customer,
-        paymentMethod: { name: input.paymentMethod.name },
+        paymentMethod: { name: checked?.paymentMethodName ?? input.paymentMethod.name },
         paymentStatus: "pending",
         fulfillment,
         subtotalPrice: subtotal,

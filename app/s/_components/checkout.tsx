@@ -35,6 +35,8 @@ export type CheckoutProps = {
   paymentMethods: string[];
   schedule: Schedule;
   timeZone: string;
+  /** When the server rendered the page: the first paint in the browser matches it (hydration), then moves on. */
+  renderedAt: number;
 };
 
 type ErrorResponse = { error?: { code?: string; message?: string; param?: string | null } };
@@ -117,8 +119,9 @@ export function Checkout(props: CheckoutProps) {
   const [lineErrors, setLineErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [isSending, setSending] = useState(false);
-  const [now, setNow] = useState(() => new Date());
+  const [now, setNow] = useState(() => new Date(props.renderedAt));
   useEffect(() => {
+    setNow(new Date());
     const timer = window.setInterval(() => setNow(new Date()), 60_000);
     return () => window.clearInterval(timer);
   }, []);

@@ -10,10 +10,19 @@ import { formatOpening, formatTime } from "../_lib/format";
  * orders while closed (server/storefronts/opening-hours.ts). The server renders it when the page is cached; the
  * browser recomputes it at once and every minute, so a cached page never shows a stale state for long.
  */
-export function OpenBadge({ schedule, timeZone }: { schedule: Schedule; timeZone: string }) {
+export function OpenBadge({
+  schedule,
+  timeZone,
+  renderedAt,
+}: {
+  schedule: Schedule;
+  timeZone: string;
+  /** When the server rendered the page: the first paint in the browser matches it (hydration), then moves on. */
+  renderedAt: number;
+}) {
   const t = useT();
   const language = useLanguage();
-  const [now, setNow] = useState(() => new Date());
+  const [now, setNow] = useState(() => new Date(renderedAt));
   useEffect(() => {
     setNow(new Date());
     const timer = window.setInterval(() => setNow(new Date()), 60_000);

@@ -83,7 +83,7 @@ export function StoreHeader({
           <p className="mt-2 max-w-2xl text-fg">{storefront.biography.description}</p>
         ) : null}
         <div className="mt-3 flex flex-wrap items-center gap-2">
-          <OpenBadge schedule={storefront.schedule} timeZone={timeZone} />
+          <OpenBadge schedule={storefront.schedule} timeZone={timeZone} renderedAt={Date.now()} />
           {services.filter(Boolean).map((label) => (
             <span key={label} className="rounded-full border border-border px-3 py-1 text-sm">
               {label}

@@ -76,6 +76,7 @@ export default async function CheckoutPage({ params }: Props) {
           paymentMethods={settings.paymentMethods}
           schedule={storefront.schedule}
           timeZone={settings.timeZone}
+          renderedAt={Date.now()}
         />
       </main>
     </StorefrontFrame>
