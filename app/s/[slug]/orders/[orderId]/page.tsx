@@ -75,7 +75,7 @@ export default async function OrderStatusPage({ params, searchParams }: Props) {
   const reached = flow.indexOf(order.orderStatus);
   const fulfillment =
     order.fulfillment.type === "delivery"
-      ? `${t("storefront.delivery")}${order.fulfillment.distanceKm !== null ? ` · ${t("storefront.status.distance", { km: order.fulfillment.distanceKm })}` : ""}`
+      ? `${t("storefront.delivery")}${order.fulfillment.distanceKm !== null ? ` · ${t("storefront.status.distance", { km: new Intl.NumberFormat(language).format(order.fulfillment.distanceKm) })}` : ""}`
       : order.fulfillment.type === "pickup"
         ? t("storefront.pickup")
         : t("storefront.dineIn");
@@ -159,25 +159,25 @@ export default async function OrderStatusPage({ params, searchParams }: Props) {
             ))}
           </ul>
           <dl className="space-y-1 border-t border-border pt-2 text-sm">
-            <div className="flex justify-between">
+            <div className="flex justify-between gap-4">
               <dt>{t("storefront.cart.subtotal")}</dt>
               <dd>{money(order.subtotalPrice)}</dd>
             </div>
-            <div className="flex justify-between">
+            <div className="flex justify-between gap-4">
               <dt>{t("storefront.cart.delivery")}</dt>
               <dd>{order.deliveryPrice === 0 ? t("storefront.cart.free") : money(order.deliveryPrice)}</dd>
             </div>
-            <div className="flex justify-between text-base font-semibold">
+            <div className="flex justify-between gap-4 text-base font-semibold">
               <dt>{t("storefront.cart.total")}</dt>
               <dd data-testid="status-total">{money(order.totalPrice)}</dd>
             </div>
-            <div className="flex justify-between">
+            <div className="flex justify-between gap-4">
               <dt>{t("storefront.status.fulfillment")}</dt>
-              <dd>{fulfillment}</dd>
+              <dd className="text-right">{fulfillment}</dd>
             </div>
-            <div className="flex justify-between">
+            <div className="flex justify-between gap-4">
               <dt>{t("storefront.status.payment")}</dt>
-              <dd>
+              <dd className="text-right">
                 {order.paymentMethod.name} (
                 {order.paymentStatus === "paid" ? t("storefront.status.paid") : t("storefront.status.toPay")})
               </dd>
