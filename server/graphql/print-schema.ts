@@ -1,0 +1,19 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { printSchema } from "graphql";
+import { schema } from "./schema";
+
+/**
+ * `npm run graphql:schema`: writes the printed schema to docs/schema.graphql (committed; schema.test.ts fails when
+ * the code's schema differs from it).
+ */
+export const SCHEMA_FILE = path.resolve(import.meta.dirname ?? __dirname, "../../docs/schema.graphql");
+
+export function printedSchema(): string {
+  return `${printSchema(schema)}\n`;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename ?? "")) {
+  writeFileSync(SCHEMA_FILE, printedSchema());
+  process.stdout.write(`wrote ${path.relative(process.cwd(), SCHEMA_FILE)}\n`);
+}
