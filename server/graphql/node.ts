@@ -23,9 +23,12 @@ export function registerNodeType(type: NodeType): void {
   NODE_TYPES.push(type);
 }
 
-/** A webhook endpoint's id is its `endpointId` (the DTO keeps the spec's name); every other object's is `id`. */
+/**
+ * An object's `id`; a webhook endpoint has none and its id is its `endpointId` (the DTO keeps the spec's name).
+ * A delivery has both: its own `id` and its endpoint's `endpointId`.
+ */
 export function globalIdOf(value: NodeValue): string {
-  return "endpointId" in value ? value.endpointId : value.id;
+  return "id" in value ? value.id : value.endpointId;
 }
 
 function nodeTypeOf(id: string): NodeType | undefined {

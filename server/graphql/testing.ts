@@ -88,3 +88,52 @@ export async function countingDb(): Promise<{ db: Db; statements: string[] }> {
 export function testYoga(options: GraphQLYogaOptions) {
   return createGraphQLYoga(options);
 }
+
+/** Every field of each /v1 object, as GraphQL names them (`links` is `_links`). */
+const FRAGMENT_TEXT = {
+  StorefrontFields: /* GraphQL */ `
+    fragment StorefrontFields on Storefront {
+      id name language currency businessType
+      branding { logoUrl backgroundUrl theme { primary secondary tertiary } font }
+      schedule {
+        monday { ...Day } tuesday { ...Day } wednesday { ...Day } thursday { ...Day }
+        friday { ...Day } saturday { ...Day } sunday { ...Day }
+      }
+      delivery { enabled type fixedPrice ranges { fromKm toKm price } }
+      pickup dineIn whatsapp biography { title description } categories { name position }
+      slug hidden published links { editUrl publicUrl } createdAt updatedAt
+    }
+    fragment Day on ScheduleDay { open close closed }`,
+  ProductFields: /* GraphQL */ `
+    fragment ProductFields on Product {
+      id title price description salePrice category subcategory imageUrl thumbnailUrl sku slug position
+      cartProduct hide stock tags
+      extraProductsCategory {
+        title obligatory multipleOption maxOptions minOptions extraProducts { title price available stock }
+      }
+      imageProcessingPending createdAt updatedAt
+    }`,
+  OrderFields: /* GraphQL */ `
+    fragment OrderFields on Order {
+      id publicOrderId storefrontId userId orderStatus customStatus { id label }
+      items { productId title amount price } customer { name phone } paymentMethod { id name } paymentStatus
+      fulfillment { type distanceKm } subtotalPrice deliveryPrice totalPrice currency createdAt updatedAt paidAt
+    }`,
+  EndpointFields: /* GraphQL */ `
+    fragment EndpointFields on WebhookEndpoint {
+      endpointId scope url description enabled subscribedEvents signingSecretVersion createdAt updatedAt
+      lastDeliveryAt lastDeliveryStatus consecutiveFailures
+    }`,
+};
+
+/** `query` followed by the fragments it spreads (GraphQL refuses a document with an unused fragment). */
+export function withFragments(query: string): string {
+  const used = Object.entries(FRAGMENT_TEXT).filter(([name]) => query.includes(`...${name}`));
+  return `${query}\n${used.map(([, text]) => text).join("\n")}`;
+}
+
+/** A GraphQL storefront in /v1's shape (`links` back to `_links`), to compare the two doors' answers. */
+export function asRestStorefront(storefront: Record<string, unknown>): Record<string, unknown> {
+  const { links, ...rest } = storefront;
+  return { ...rest, _links: links };
+}
