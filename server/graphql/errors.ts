@@ -46,34 +46,38 @@ export function graphQLErrorOf(error: AppError): GraphQLError {
 
 /** The AppError an error stands for (see above); `unexpected` is the error to log when it was masked. */
 export function appErrorOf(error: GraphQLError): { appError: AppError; unexpected?: unknown } {
+  const chain: GraphQLError[] = [error];
   let original: unknown = error.originalError;
-  let graphQLError: GraphQLError = error;
   while (original instanceof GraphQLError) {
-    graphQLError = original;
+    chain.push(original);
     original = original.originalError;
   }
   if (isAppError(original)) return { appError: original };
-  if (LIMIT_REJECTIONS.has(graphQLError) || LIMIT_REJECTIONS.has(error)) {
+  const limit = chain.find((item) => LIMIT_REJECTIONS.has(item));
+  if (limit) {
     return {
-      appError: new AppError("query_too_complex", {
-        detail: graphQLError.message.replace(/^Syntax Error: /, ""),
-      }),
+      appError: new AppError("query_too_complex", { detail: limit.message.replace(/^Syntax Error: /, "") }),
     };
   }
-  if (original === undefined || original === null) return { appError: requestErrorOf(graphQLError) };
+  // The outermost error says the most (graphql-js wraps a scalar's refusal with the variable's path).
+  if (original === undefined || original === null) return { appError: requestErrorOf(chain) };
   if (isDatabaseUnavailable(original)) {
     return { appError: new AppError("service_unavailable", { retryAfterMs: 5000 }), unexpected: original };
   }
   return { appError: new AppError("internal_error"), unexpected: original };
 }
 
-/** A request GraphQL or Yoga refused before running it. */
-function requestErrorOf(error: GraphQLError): AppError {
-  const http = error.extensions?.http as { status?: number } | undefined;
-  if (http?.status === 413) return new AppError("payload_too_large");
-  if (http?.status === 405) return new AppError("method_not_allowed", { detail: error.message });
-  if (error.message === "POST body sent invalid JSON.") return new AppError("invalid_json");
-  return new AppError("invalid_request", { param: paramOf(error.message), detail: error.message });
+/** A request GraphQL or Yoga refused before running it (`chain`: the error, then the errors it wraps). */
+function requestErrorOf(chain: GraphQLError[]): AppError {
+  const [error] = chain;
+  const status = chain
+    .map((item) => (item.extensions?.http as { status?: number } | undefined)?.status)
+    .find((value) => value !== undefined);
+  const message = error?.message ?? "";
+  if (status === 413) return new AppError("payload_too_large");
+  if (status === 405) return new AppError("method_not_allowed", { detail: message });
+  if (message === "POST body sent invalid JSON.") return new AppError("invalid_json");
+  return new AppError("invalid_request", { param: paramOf(message), detail: message });
 }
 
 /**
