@@ -199,7 +199,7 @@ describe("the dashboard session cookie", () => {
     });
     expect(sameSite.body.errors).toBeUndefined();
     for (const headers of [
-      { cookie },
+      { cookie } as Record<string, string>,
       { cookie, origin: "https://evil.example.com" },
       { cookie, origin: "null" },
     ]) {
