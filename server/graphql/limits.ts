@@ -91,7 +91,7 @@ function selectionSetCost(walk: Walk, set: SelectionSetNode, parent: GraphQLName
       if (field.args.some((arg) => arg.name === "first")) {
         total += 1 + firstOf(argument("first"), walk.variables) * inner;
       } else if (field.args.some((arg) => arg.name === "ids")) {
-        total += 1 + listLengthOf(argument("ids"), walk.variables) * inner;
+        total += 1 + listLengthOf(argument("ids"), walk.variables) * ((isNode(type) ? 1 : 0) + inner);
       } else {
         total += (isNode(type) ? 1 : 0) + inner;
       }
