@@ -4,14 +4,13 @@ import { describe, expect, it } from "vitest";
 import { SCOPES } from "@/server/accounts/scopes";
 import { apiKeys } from "@/server/accounts/tables";
 import { dbReady } from "@/server/db/client";
-import { resetEnvForTests } from "@/server/env";
 import { newId } from "@/server/lib/ids";
 import { ProductManifest } from "@/server/products/schema";
 import { createProducts } from "@/server/products/service";
 import { storefronts } from "@/server/storefronts/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
-import { createTestEndpoint } from "@/server/webhooks/testing";
+import { createTestEndpoint, setTestEnv } from "@/server/webhooks/testing";
 import { GRAPHQL_LIMITS, operationCost } from "./limits";
 import { schema } from "./schema";
 import { countingDb, gql, testYoga } from "./testing";
@@ -143,14 +142,14 @@ describe("limits refuse before anything runs", () => {
     const dev = await page(testYoga({ graphiql: true }));
     expect(dev.status).toBe(200);
     expect(await dev.text()).toMatch(/GraphiQL/i);
-    process.env.NODE_ENV = "production";
-    resetEnvForTests();
+    const before = process.env.NODE_ENV;
+    setTestEnv({ NODE_ENV: "production" });
     try {
+      // No page: the request goes on to authentication.
       const production = await page(testYoga({}));
       expect(production.status).toBe(401);
     } finally {
-      process.env.NODE_ENV = "test";
-      resetEnvForTests();
+      setTestEnv({ NODE_ENV: before });
     }
   });
 });
