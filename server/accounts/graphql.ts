@@ -1,7 +1,7 @@
 import { builder } from "@/server/graphql/builder";
 import { connectionType, listQueryOf, toConnection } from "@/server/graphql/connections";
 import type { GraphQLContext } from "@/server/graphql/context";
-import { parseArg } from "@/server/graphql/input";
+import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { BootstrapUserInput, IssueUserKeyInput, type KeyDto, type MeDto, type UserDto } from "./schema";
 import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./service";
@@ -172,7 +172,7 @@ builder.mutationField("issueUserKey", (t) =>
     args: { userId: t.arg.id({ required: true }), input: t.arg({ type: IssueUserKeyInputRef }) },
     resolve: (_, args, ctx) =>
       issueUserKey(ctx.service, {
-        userId: args.userId,
+        userId: parseId(args.userId, ctx, "userId"),
         ...parseArg(IssueUserKeyInput, args.input ?? {}, ctx),
       }),
   }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
-import { parseArg } from "./input";
+import { Id, parseArg, parseId } from "./input";
 
 /**
  * The `Node` interface (docs/graphql.md, "Ids"): every object with an id implements it, and its global id is
@@ -63,11 +63,11 @@ builder.queryField("node", (t) =>
     description:
       "Any object of the caller's account by its id. Another account's id, or one of a deleted storefront, is null with the error the type's own query answers (`storefront_not_found`, `storefront_deleted`...).",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => loadNode(ctx, args.id) as Promise<NodeValue | null>,
+    resolve: (_, args, ctx) => loadNode(ctx, parseId(args.id, ctx)) as Promise<NodeValue | null>,
   }),
 );
 
-const NodeIds = z.array(z.string()).max(100);
+const NodeIds = z.array(Id).max(100);
 
 builder.queryField("nodes", (t) =>
   t.field({

@@ -6,6 +6,7 @@ import "@/server/orders/graphql";
 import "@/server/webhooks/graphql";
 import { builder } from "./builder";
 import "./node";
+import "./scalars";
 
 /**
  * The whole GraphQL schema, gathered from the features' `graphql.ts` files (each adds its types and fields to the

@@ -1,7 +1,7 @@
 import { builder } from "@/server/graphql/builder";
 import { connectionType, listQueryOf, toConnection } from "@/server/graphql/connections";
 import type { GraphQLContext } from "@/server/graphql/context";
-import { parseArg } from "@/server/graphql/input";
+import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { StorefrontRef, storefrontLoader } from "@/server/storefronts/graphql";
 import { CreateOrderInput, ORDER_STATUSES, type OrderDto, PayOrderInput, UpdateOrderInput } from "./schema";
@@ -114,7 +114,7 @@ builder.queryField("order", (t) =>
     type: OrderRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => orderLoader(ctx).load(args.id),
+    resolve: (_, args, ctx) => orderLoader(ctx).load(parseId(args.id, ctx)),
   }),
 );
 
@@ -132,7 +132,7 @@ builder.queryField("orders", (t) =>
     resolve: async (_, args, ctx) =>
       toConnection(
         await listAccountOrders(ctx.service, {
-          storefrontId: args.storefrontId,
+          storefrontId: args.storefrontId == null ? null : parseId(args.storefrontId, ctx, "storefrontId"),
           status: args.status,
           ...listQueryOf(args, ctx),
         }),
@@ -195,7 +195,7 @@ builder.mutationField("createOrder", (t) =>
     },
     resolve: (_, args, ctx) =>
       createOrder(ctx.service, {
-        storefrontId: args.storefrontId,
+        storefrontId: parseId(args.storefrontId, ctx, "storefrontId"),
         order: parseArg(CreateOrderInput, args.input, ctx),
       }),
   }),
@@ -210,7 +210,7 @@ builder.mutationField("updateOrderStatus", (t) =>
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateOrderInputRef, required: true }) },
     resolve: (_, args, ctx) =>
       updateOrderStatus(ctx.service, {
-        orderId: args.id,
+        orderId: parseId(args.id, ctx),
         change: parseArg(UpdateOrderInput, args.input, ctx),
       }),
   }),
@@ -223,6 +223,6 @@ builder.mutationField("payOrder", (t) =>
     description: "Mark the order paid; fires order.paid.",
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: PayOrderInputRef, required: true }) },
     resolve: (_, args, ctx) =>
-      payOrder(ctx.service, { orderId: args.id, ...parseArg(PayOrderInput, args.input, ctx) }),
+      payOrder(ctx.service, { orderId: parseId(args.id, ctx), ...parseArg(PayOrderInput, args.input, ctx) }),
   }),
 );

@@ -1,7 +1,7 @@
 import { builder } from "@/server/graphql/builder";
 import { connectionType } from "@/server/graphql/connections";
 import type { GraphQLContext } from "@/server/graphql/context";
-import { parseArg } from "@/server/graphql/input";
+import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { DeletedPayloadRef, RejectedProductRef, rejectedProducts } from "@/server/graphql/payloads";
 import type { ListQuery } from "@/server/lib/pagination";
@@ -101,7 +101,7 @@ builder.queryField("product", (t) =>
     nullable: true,
     description: "One product of the caller's account.",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => productLoader(ctx).load(args.id),
+    resolve: (_, args, ctx) => productLoader(ctx).load(parseId(args.id, ctx)),
   }),
 );
 
@@ -187,7 +187,7 @@ builder.mutationField("createProduct", (t) =>
     },
     resolve: (_, args, ctx) =>
       createProduct(ctx.service, {
-        storefrontId: args.storefrontId,
+        storefrontId: parseId(args.storefrontId, ctx, "storefrontId"),
         product: parseArg(ProductManifest, args.input, ctx),
       }),
   }),
@@ -204,7 +204,10 @@ builder.mutationField("createProducts", (t) =>
     },
     resolve: async (_, args, ctx) => {
       const products = parseArg(BatchCreateProductsInput.shape.products, args.inputs, ctx, "inputs");
-      const created = await createProducts(ctx.service, { storefrontId: args.storefrontId, products });
+      const created = await createProducts(ctx.service, {
+        storefrontId: parseId(args.storefrontId, ctx, "storefrontId"),
+        products,
+      });
       return { products: created.products, rejected: rejectedProducts(created.rejected, ctx, "inputs") };
     },
   }),
@@ -218,7 +221,7 @@ builder.mutationField("updateProduct", (t) =>
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProductInputRef, required: true }) },
     resolve: (_, args, ctx) =>
       updateProduct(ctx.service, {
-        productId: args.id,
+        productId: parseId(args.id, ctx),
         patch: parseArg(UpdateProductInput, args.input, ctx),
       }),
   }),
@@ -229,6 +232,6 @@ builder.mutationField("deleteProduct", (t) =>
     type: DeletedPayloadRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => deleteProduct(ctx.service, { productId: args.id }),
+    resolve: (_, args, ctx) => deleteProduct(ctx.service, { productId: parseId(args.id, ctx) }),
   }),
 );

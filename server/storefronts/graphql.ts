@@ -2,7 +2,7 @@ import { UserRef } from "@/server/accounts/graphql";
 import { builder } from "@/server/graphql/builder";
 import { connectionType, listQueryOf, toConnection } from "@/server/graphql/connections";
 import type { GraphQLContext } from "@/server/graphql/context";
-import { parseArg } from "@/server/graphql/input";
+import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { DeletedPayloadRef, RejectedProductRef, rejectedProducts } from "@/server/graphql/payloads";
 import { JsonScalar } from "@/server/graphql/scalars";
@@ -165,7 +165,7 @@ builder.queryField("storefront", (t) =>
     description:
       "One storefront of the caller's account (null with `storefront_not_found` or `storefront_deleted`).",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => storefrontLoader(ctx).load(args.id),
+    resolve: (_, args, ctx) => storefrontLoader(ctx).load(parseId(args.id, ctx)),
   }),
 );
 
@@ -344,7 +344,7 @@ builder.mutationField("updateStorefront", (t) =>
     },
     resolve: (_, args, ctx) =>
       updateStorefront(ctx.service, {
-        storefrontId: args.id,
+        storefrontId: parseId(args.id, ctx),
         patch: parseArg(UpdateStorefrontInput, args.input, ctx),
         expectedUpdatedAt: args.expectedUpdatedAt,
       }),
@@ -356,7 +356,7 @@ builder.mutationField("publishStorefront", (t) =>
     type: StorefrontRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => publishStorefront(ctx.service, { storefrontId: args.id }),
+    resolve: (_, args, ctx) => publishStorefront(ctx.service, { storefrontId: parseId(args.id, ctx) }),
   }),
 );
 
@@ -365,7 +365,7 @@ builder.mutationField("unpublishStorefront", (t) =>
     type: StorefrontRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => unpublishStorefront(ctx.service, { storefrontId: args.id }),
+    resolve: (_, args, ctx) => unpublishStorefront(ctx.service, { storefrontId: parseId(args.id, ctx) }),
   }),
 );
 
@@ -374,6 +374,6 @@ builder.mutationField("deleteStorefront", (t) =>
     type: DeletedPayloadRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => deleteStorefront(ctx.service, { storefrontId: args.id }),
+    resolve: (_, args, ctx) => deleteStorefront(ctx.service, { storefrontId: parseId(args.id, ctx) }),
   }),
 );

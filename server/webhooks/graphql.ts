@@ -1,7 +1,7 @@
 import { builder } from "@/server/graphql/builder";
 import { connectionType, listQueryOf, toConnection } from "@/server/graphql/connections";
 import type { GraphQLContext } from "@/server/graphql/context";
-import { parseArg } from "@/server/graphql/input";
+import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { DeletedPayloadRef } from "@/server/graphql/payloads";
 import {
@@ -123,7 +123,7 @@ builder.queryField("webhookEndpoint", (t) =>
     type: WebhookEndpointRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => endpointLoader(ctx).load(args.id),
+    resolve: (_, args, ctx) => endpointLoader(ctx).load(parseId(args.id, ctx)),
   }),
 );
 
@@ -207,7 +207,7 @@ builder.mutationField("updateWebhookEndpoint", (t) =>
     },
     resolve: (_, args, ctx) =>
       updateEndpoint(ctx.service, {
-        endpointId: args.id,
+        endpointId: parseId(args.id, ctx),
         patch: parseArg(UpdateWebhookEndpointInput, args.input, ctx),
       }),
   }),
@@ -220,7 +220,7 @@ builder.mutationField("rotateWebhookSigningSecret", (t) =>
     description: "A new signing secret (version + 1); the old one stops at once.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_, args, ctx) =>
-      withSecret(await rotateSigningSecret(ctx.service, { endpointId: args.id })),
+      withSecret(await rotateSigningSecret(ctx.service, { endpointId: parseId(args.id, ctx) })),
   }),
 );
 
@@ -229,7 +229,7 @@ builder.mutationField("deleteWebhookEndpoint", (t) =>
     type: DeletedPayloadRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => deleteEndpoint(ctx.service, { endpointId: args.id }),
+    resolve: (_, args, ctx) => deleteEndpoint(ctx.service, { endpointId: parseId(args.id, ctx) }),
   }),
 );
 
@@ -241,7 +241,7 @@ builder.mutationField("sendTestEvent", (t) =>
     args: { endpointId: t.arg.id({ required: true }), type: t.arg.string({ required: true }) },
     resolve: (_, args, ctx) =>
       sendTestEvent(ctx.service, {
-        endpointId: args.endpointId,
+        endpointId: parseId(args.endpointId, ctx, "endpointId"),
         ...parseArg(TestFireInput, { type: args.type }, ctx),
       }),
   }),
