@@ -42,11 +42,9 @@ function underArgument(error: AppError, argument: string): AppError {
 }
 
 /** No Marea id is longer or holds a control character (a NUL would not even reach PostgreSQL's text type). */
-export const Id = z
-  .string()
-  .regex(/^[^\u0000-\u001f\u007f]{1,255}$/, {
-    error: "must be an id: 1-255 characters, no control characters",
-  });
+export const Id = z.string().regex(/^[^\u0000-\u001f\u007f]{1,255}$/, {
+  error: "must be an id: 1-255 characters, no control characters",
+});
 
 /**
  * An `ID` argument, refused before it reaches a service when it cannot be an id (400 `invalid_request`, `param`

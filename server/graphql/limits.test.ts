@@ -116,6 +116,13 @@ describe("limits refuse before anything runs", () => {
     });
     expect(hugeVariables.status).toBe(413);
     expect(hugeVariables.body.errors?.[0]?.extensions.code).toBe("payload_too_large");
+    // A declared length over the cap is refused before the body is read.
+    const declared = await gql("{ me { keyId } }", {
+      key,
+      headers: { "content-length": String(2 * 1024 * 1024) },
+    });
+    expect(declared.status).toBe(413);
+    expect(declared.body.errors?.[0]?.extensions.code).toBe("payload_too_large");
     const broken = await gql("", { key, rawBody: "{ not json" });
     expect(broken.status).toBe(400);
     expect(broken.body.errors?.[0]?.extensions.code).toBe("invalid_json");

@@ -47,7 +47,8 @@ type RequestState = {
   usage?: ServiceContext["usage"];
   /** The rate-limit headers of the counted key. */
   headers: Record<string, string>;
-  fingerprint?: string;
+  /** The GraphQL parameters, for an Idempotency-Key's fingerprint. */
+  params?: { query?: string; operationName?: string | null; variables?: unknown };
   /** The answer of an idempotent mutation: sent exactly as stored. */
   answer?: FinalAnswer;
 };
@@ -110,16 +111,36 @@ export function createGraphQLYoga(
       }
     },
 
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      // The body cap of /v1 (1 MiB) without Yoga's own (`maxRequestBodySize`), which pipes every body through a
+      // TransformStream: a declared length is checked before reading (HTTP framing holds the body to it); only a
+      // body without one (chunked) is read here, counting bytes.
+      if (request.method !== "POST" || !request.body || !requestParser) return;
+      const declared = request.headers.get("content-length");
+      if (declared !== null) {
+        if (Number(declared) > GRAPHQL_LIMITS.maxBodyBytes)
+          throw graphQLErrorOf(new AppError("payload_too_large"));
+        return;
+      }
+      setRequestParser(async (original) => {
+        const body = await readCapped(original, GRAPHQL_LIMITS.maxBodyBytes);
+        return requestParser(new Request(original.url, { method: "POST", headers: original.headers, body }));
+      });
+    },
+
     onParams({ request, params, setResult }) {
       const state = stateOf(request);
+      // A UTF-16 code unit is at most 3 bytes of UTF-8: short texts need no counting.
+      const query = params.query;
       if (
-        typeof params.query === "string" &&
-        Buffer.byteLength(params.query) > GRAPHQL_LIMITS.maxQueryBytes
+        typeof query === "string" &&
+        query.length * 3 > GRAPHQL_LIMITS.maxQueryBytes &&
+        Buffer.byteLength(query) > GRAPHQL_LIMITS.maxQueryBytes
       ) {
         setResult({ errors: [graphQLErrorOf(queryTooLarge())] });
         return;
       }
-      state.fingerprint = graphQLFingerprint(params);
+      state.params = params;
     },
 
     async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
@@ -159,7 +180,7 @@ export function createGraphQLYoga(
       const call = {
         scopeId: idempotencyScopeOf(state.actor),
         idempotencyKey,
-        fingerprint: state.fingerprint ?? graphQLFingerprint({}),
+        fingerprint: graphQLFingerprint(state.params ?? {}),
       };
       const db = state.db;
       let claim: Awaited<ReturnType<typeof claimForMutation>>;
@@ -249,7 +270,8 @@ export function createGraphQLYoga(
     maskedErrors: false,
     multipart: false,
     batching: false,
-    maxRequestBodySize: GRAPHQL_LIMITS.maxBodyBytes,
+    // Capped in `onRequestParse` (above), more cheaply.
+    maxRequestBodySize: false,
     plugins: [
       EnvelopArmorPlugin({
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth, flattenFragments: true, onReject: [rejectLimit] },
@@ -278,6 +300,24 @@ function queryTooLarge(): AppError {
     },
     param: "query",
   });
+}
+
+/** A body without a declared length, read whole unless it passes `limit` bytes (413 `payload_too_large`). */
+async function readCapped(request: Request, limit: number): Promise<string> {
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw graphQLErrorOf(new AppError("payload_too_large"));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The media type Yoga answers JSON results with: GraphQL over HTTP's when the client accepts it. */
