@@ -8,14 +8,14 @@ import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers, loadBootstra
 
 /** Accounts and keys over GraphQL (docs/graphql.md): `me`, a developer's bootstrapped users, bootstrap, keys. */
 
-export const LanguageRef = builder.enumType("Language", { values: ["es", "en", "pt"] as const });
+const LanguageRef = builder.enumType("Language", { values: ["es", "en", "pt"] as const });
 const AccountStatusRef = builder.enumType("AccountStatus", {
   values: ["unverified", "verified", "cancelled"] as const,
 });
 const PlanRef = builder.enumType("Plan", { values: ["FREE_NEW", "FREE_OLD", "PRO"] as const });
 
 /** One bootstrapped user by id (node), through the request's loader. */
-export function bootstrappedUserLoader(ctx: GraphQLContext) {
+function bootstrappedUserLoader(ctx: GraphQLContext) {
   return ctx.loader<UserDto>("bootstrappedUsers", (ids) =>
     loadBootstrappedUsers(ctx.service, { userIds: ids }),
   );

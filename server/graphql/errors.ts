@@ -104,11 +104,7 @@ export function paramOf(message: string): string | null {
  * under `application/graphql-response+json` (a 4xx is a 200 under plain `application/json`, as GraphQL over HTTP
  * says).
  */
-export function toCatalogueError(
-  error: GraphQLError,
-  request: RequestLike,
-  isRequestError: boolean,
-): GraphQLError {
+function toCatalogueError(error: GraphQLError, request: RequestLike, isRequestError: boolean): GraphQLError {
   const { appError, unexpected } = appErrorOf(error);
   if (unexpected !== undefined) {
     log("error", "graphql: unhandled error", {
@@ -160,9 +156,4 @@ const RENDERED = new WeakSet<GraphQLError>();
 function rendered(error: GraphQLError): GraphQLError {
   RENDERED.add(error);
   return error;
-}
-
-/** The highest HTTP status the catalogue gives a result's errors (0 without errors). */
-export function highestStatus(errors: ReadonlyArray<GraphQLError> | undefined): number {
-  return Math.max(0, ...(errors ?? []).map((error) => appErrorOf(error).appError.status));
 }

@@ -11,6 +11,7 @@ import { storefronts } from "@/server/storefronts/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
 import { createTestEndpoint, setTestEnv } from "@/server/webhooks/testing";
+import { paramOf } from "./errors";
 import { GRAPHQL_LIMITS, operationCost } from "./limits";
 import { schema } from "./schema";
 import { countingDb, gql, testYoga } from "./testing";
@@ -223,5 +224,27 @@ describe("no N+1", () => {
     }
     // Authentication and counting, the storefronts, every storefront's products, the endpoints.
     expect(counted).toEqual([4, 4]);
+  });
+});
+
+describe("param of a variable GraphQL refuses", () => {
+  it("is the JSON path inside the variable, the field GraphQL names, or the variable", () => {
+    expect(
+      paramOf(
+        'Variable "$input" got invalid value "x" at "input.delivery.ranges[1].fromKm"; Float cannot represent non numeric value: "x"',
+      ),
+    ).toBe("delivery.ranges[1].fromKm");
+    expect(
+      paramOf(
+        'Variable "$input" got invalid value { colour: "red" } at "input.delivery"; Field "colour" is not defined by type "DeliveryInput".',
+      ),
+    ).toBe("delivery.colour");
+    expect(
+      paramOf(
+        'Variable "$input" got invalid value {}; Field "title" of required type "String!" was not provided.',
+      ),
+    ).toBe("title");
+    expect(paramOf('Variable "$id" of required type "ID!" was not provided.')).toBe("id");
+    expect(paramOf('Expected value of type "Float", found "x".')).toBeNull();
   });
 });
