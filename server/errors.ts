@@ -249,6 +249,12 @@ export const ERROR_CATALOGUE = {
     es: "La solicitud vino de otro sitio y fue rechazada.",
     pt: "A solicitação veio de outro site e foi recusada.",
   }),
+  // GraphQL (docs/graphql.md, "Limits"): refused before it runs.
+  query_too_complex: entry(400, "invalid_request", false, {
+    en: "The GraphQL query is over a limit (depth, cost, aliases, tokens or directives).",
+    es: "La consulta GraphQL supera un límite (profundidad, coste, alias, tokens o directivas).",
+    pt: "A consulta GraphQL ultrapassa um limite (profundidade, custo, aliases, tokens ou diretivas).",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
-import { bootstrapUser, getMe, issueUserKey } from "@/server/accounts/service";
+import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";
@@ -24,6 +24,7 @@ import {
   deleteStorefront,
   getStorefront,
   listStorefronts,
+  loadBootstrappedUserStorefronts,
   publishStorefront,
   unpublishStorefront,
   updateStorefront,
@@ -50,6 +51,7 @@ const ANY = {} as never;
 const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unknown>> = {
   bootstrapUser: (ctx) => bootstrapUser(ctx, ANY),
   issueUserKey: (ctx) => issueUserKey(ctx, ANY),
+  listBootstrappedUsers: (ctx) => listBootstrappedUsers(ctx, ANY),
   getMe: (ctx) => getMe(ctx),
   verifyEmail: (ctx) => verifyEmail(ctx, ANY),
   resendVerification: (ctx) => resendVerification(ctx),
@@ -62,6 +64,7 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   deleteStorefront: (ctx) => deleteStorefront(ctx, ANY),
   publishStorefront: (ctx) => publishStorefront(ctx, ANY),
   unpublishStorefront: (ctx) => unpublishStorefront(ctx, ANY),
+  listBootstrappedUserStorefronts: (ctx) => loadBootstrappedUserStorefronts(ctx, ANY),
   createProduct: (ctx) => createProduct(ctx, ANY),
   createProductsBatch: (ctx) => createProducts(ctx, ANY),
   listProducts: (ctx) => listProducts(ctx, ANY),

@@ -123,7 +123,8 @@ export function renderFailure(error: unknown, state: RequestState): Response {
   return errorResponse(new AppError("internal_error"), state.requestId, state.language, state.headers);
 }
 
-function readApiKey(headers: Headers): string | null {
+/** The raw key of `Authorization: Bearer <key>` or `X-API-Key: <key>` (the GraphQL door reads it the same way). */
+export function readApiKey(headers: Headers): string | null {
   const authorization = headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

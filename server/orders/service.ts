@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
@@ -479,4 +480,111 @@ export async function listOrders(
     .orderBy(asc(orders.id))
     .limit(query.limit + 1);
   return toPage(rows, query.limit, toOrderDto);
+}
+
+/** `getOrder` for many ids in ONE statement (the GraphQL loaders): per id, in order, the order or 404 `order_not_found`. */
+export async function loadOrders(
+  ctx: ServiceContext,
+  input: { orderIds: readonly string[] },
+): Promise<Array<OrderDto | AppError>> {
+  const actor = authorize(ctx, "getOrder");
+  const rows =
+    input.orderIds.length === 0
+      ? []
+      : await ctx.db
+          .select()
+          .from(orders)
+          .where(and(inArray(orders.id, [...input.orderIds]), eq(orders.accountId, actor.accountId)));
+  return inRequestedOrder(
+    input.orderIds,
+    rows,
+    (row) => row.id,
+    toOrderDto,
+    () => new AppError("order_not_found", { param: "orderId" }),
+  );
+}
+
+/**
+ * The orders of many storefronts, one page each, in ONE statement (GraphQL `Storefront.orders`), ordered by id
+ * as `listOrders`; `cursor` applies to every storefront's list. A storefront that is not a live one of the
+ * caller's account gets an empty page.
+ */
+export async function loadOrdersByStorefront(
+  ctx: ServiceContext,
+  input: { storefrontIds: readonly string[] } & ListQuery,
+): Promise<Array<Page<OrderDto>>> {
+  const actor = authorize(ctx, "listOrders");
+  if (input.storefrontIds.length === 0) return [];
+  const after = decodeCursor(input.cursor, "ord");
+  const parent = ctx.db
+    .select({ id: storefronts.id })
+    .from(storefronts)
+    .where(
+      and(
+        inArray(storefronts.id, [...input.storefrontIds]),
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .as("parent");
+  const page = ctx.db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.storefrontId, parent.id),
+        eq(orders.accountId, actor.accountId),
+        after ? gt(orders.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(orders.id))
+    .limit(input.limit + 1)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  return toPages(
+    input.storefrontIds,
+    rows.map((row) => row.page),
+    (row) => row.storefrontId,
+    input.limit,
+    toOrderDto,
+  );
+}
+
+/**
+ * The account's orders across its storefronts, ordered by id, cursor pagination (GraphQL `orders`): optionally of
+ * one storefront (404 / 410 as `listOrders`) and of one `orderStatus`. Orders of deleted storefronts stay listed
+ * account-wide, as `getOrder` still answers them.
+ */
+export async function listAccountOrders(
+  ctx: ServiceContext,
+  input: { storefrontId?: string | null; status?: OrderStatus | null } & ListQuery,
+): Promise<Page<OrderDto>> {
+  const actor = authorize(ctx, "listOrders");
+  if (input.storefrontId != null) {
+    await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId: input.storefrontId });
+  }
+  const after = decodeCursor(input.cursor, "ord");
+  const rows = await ctx.db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.accountId, actor.accountId),
+        // orders has no index by account: reach the account's orders through its storefronts' index.
+        input.storefrontId != null
+          ? eq(orders.storefrontId, input.storefrontId)
+          : inArray(
+              orders.storefrontId,
+              ctx.db
+                .select({ id: storefronts.id })
+                .from(storefronts)
+                .where(eq(storefronts.accountId, actor.accountId)),
+            ),
+        input.status != null ? eq(orders.orderStatus, input.status) : undefined,
+        after ? gt(orders.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(orders.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, toOrderDto);
 }

@@ -10,4 +10,6 @@ export const STOREFRONT_OPERATIONS = {
   deleteStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
   publishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
   unpublishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
+  // A developer reads the storefronts of the accounts it bootstrapped (GraphQL `User.storefronts`).
+  listBootstrappedUserStorefronts: { scopes: [SCOPES.developerRead], access: "read" },
 } as const satisfies Record<string, OperationDefinition>;

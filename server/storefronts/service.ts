@@ -1,12 +1,13 @@
-import { and, asc, count, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
-import { accounts } from "@/server/accounts/tables";
+import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { toProductDto } from "@/server/products/dto";
@@ -14,7 +15,7 @@ import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
-import { findLiveStorefront, findPublishedStorefront } from "./lookup";
+import { findLiveStorefront, findLiveStorefronts, findPublishedStorefront } from "./lookup";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,
@@ -448,4 +449,58 @@ export async function getPublishedStorefrontBySlug(
     .where(and(eq(products.storefrontId, storefront.id), or(isNull(products.hide), ne(products.hide, true))))
     .orderBy(sql`${products.position} asc nulls last`, asc(products.id));
   return { storefront: toStorefrontDto(storefront), products: rows.map(toProductDto) };
+}
+
+/**
+ * `getStorefront` for many ids in ONE statement (the GraphQL loaders): per id, in the order asked, the storefront
+ * or the error `getStorefront` would throw for it (404 another account's or unknown, 410 deleted).
+ */
+export async function loadStorefronts(
+  ctx: ServiceContext,
+  input: { storefrontIds: readonly string[] },
+): Promise<Array<StorefrontDto | AppError>> {
+  const actor = authorize(ctx, "getStorefront");
+  const found = await findLiveStorefronts(ctx.db, { accountId: actor.accountId, ...input });
+  return found.map((row) => (row instanceof AppError ? row : toStorefrontDto(row)));
+}
+
+/**
+ * A developer's read of the live storefronts of accounts its keys bootstrapped (GraphQL `User.storefronts`), one
+ * page per user in ONE statement, ordered by id; `cursor` applies to every user's list. A user this developer did
+ * not bootstrap gets an empty page.
+ */
+export async function loadBootstrappedUserStorefronts(
+  ctx: ServiceContext,
+  input: { userIds: readonly string[] } & ListQuery,
+): Promise<Array<Page<StorefrontDto>>> {
+  const actor = authorize(ctx, "listBootstrappedUserStorefronts");
+  if (input.userIds.length === 0) return [];
+  const after = decodeCursor(input.cursor, "stf");
+  const parent = ctx.db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+    .where(and(inArray(accounts.id, [...input.userIds]), eq(apiKeys.accountId, actor.accountId)))
+    .as("parent");
+  const page = ctx.db
+    .select()
+    .from(storefronts)
+    .where(
+      and(
+        eq(storefronts.accountId, parent.id),
+        isNull(storefronts.deletedAt),
+        after ? gt(storefronts.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(storefronts.id))
+    .limit(input.limit + 1)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  return toPages(
+    input.userIds,
+    rows.map((row) => row.page),
+    (row) => row.accountId,
+    input.limit,
+    toStorefrontDto,
+  );
 }
