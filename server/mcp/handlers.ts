@@ -90,6 +90,42 @@ function toAppError(error: unknown, call: McpCall, name: string): AppError {
   return new AppError("internal_error");
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this looks for
+const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The JSON path of the first string (value or key) in `value` holding NUL or an unpaired UTF-16 surrogate, or
+ * null. Text like that cannot be stored as sent (PostgreSQL refuses NUL; a lone surrogate comes back changed), so
+ * the door refuses it before any schema or service sees it.
+ */
+export function invalidTextPath(value: unknown, path: string[] = []): string | null {
+  if (typeof value === "string") return BAD_TEXT.test(value) ? path.join(".") || "arguments" : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = invalidTextPath(item, [...path.slice(0, -1), `${path.at(-1) ?? ""}[${index}]`]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (BAD_TEXT.test(key)) return [...path, "(key)"].join(".");
+      const found = invalidTextPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function assertValidText(value: unknown): void {
+  const param = invalidTextPath(value);
+  if (param !== null)
+    throw new AppError("invalid_request", {
+      param,
+      detail: `${param}: must not contain NUL characters or unpaired UTF-16 surrogates.`,
+    });
+}
+
 /**
  * `tools/call`: the arguments are parsed with the tool's zod schema (a bad one is `invalid_request` with the JSON
  * path in `param`), then ONE service function runs with the caller's context. Its DTO is `structuredContent`
@@ -109,6 +145,7 @@ export async function callTool(call: McpCall, name: string, args: unknown): Prom
     );
   const ctx = contextOf(call);
   try {
+    assertValidText(args);
     const input = parseInput(definition.input, args ?? {}, call.language);
     const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
     ctx.runAfterCommit();
@@ -150,7 +187,7 @@ export async function listResources(call: McpCall) {
 
 /** `resources/read`: a storefront resource; an unknown URI or storefront is a protocol error (invalid params). */
 export async function readResource(call: McpCall, uri: string) {
-  const match = STOREFRONT_URI.exec(uri);
+  const match = invalidTextPath(uri) === null ? STOREFRONT_URI.exec(uri) : null;
   if (!match?.[1]) throw new McpProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
   const ctx = contextOf(call);
   try {

@@ -86,6 +86,34 @@ async function readBody(request: Request): Promise<string | null> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/**
+ * A `tools/call` whose params are not `{name: string, arguments?: object}` is the client's mistake: JSON-RPC
+ * invalid params (-32602), answered here for both eras (the SDK would call it an internal error).
+ */
+function malformedToolCall(body: unknown): Response | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== "tools/call") return null;
+  const args = (params as { arguments?: unknown } | null)?.arguments;
+  const isValid =
+    typeof params === "object" &&
+    params !== null &&
+    typeof (params as { name?: unknown }).name === "string" &&
+    (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args)));
+  if (isValid) return null;
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: typeof id === "string" || typeof id === "number" ? id : null,
+      error: {
+        code: -32602,
+        message: "Invalid params: tools/call takes {name: string, arguments?: object}.",
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
+}
+
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
@@ -124,6 +152,8 @@ export async function handleMcpRequest(
       return rpcRefusal(400, -32700, "Parse error: the body is not JSON.", state);
     }
     assertOAuthScopes(auth, Array.isArray(body) ? body : [body]);
+    const malformed = malformedToolCall(body);
+    if (malformed) return withHeaders(malformed, { ...state.headers, "x-request-id": state.requestId });
 
     const call: McpCall = {
       db,
