@@ -11,6 +11,9 @@ import { TOOLS } from "./registry";
 // isError result carrying a catalogue error (a 4xx one), or a JSON-RPC protocol error for a malformed call.
 // Seeded, so a failure reproduces; FUZZ_RUNS raises the count (CI runs the default).
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are read loosely here
+type RpcBody = Record<string, any>;
+
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 
 let merchant: Merchant;
@@ -160,7 +163,7 @@ async function callRaw(bearer: string, params: { name: unknown; arguments: unkno
     }),
   );
   const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as Record<string, any> };
+  return { status: res.status, body: JSON.parse(text) as RpcBody };
 }
 
 describe("fuzzed tool arguments (fast-check, seeded)", () => {

@@ -7,6 +7,9 @@ import { handleMcpRequest } from "./http";
 // docs/mcp.md, "Protocol versions": the stateless revision 2026-07-28 beside the handshake-based ones, on the same
 // endpoint, with the same tools, errors and authorization.
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are read loosely here
+type RpcBody = Record<string, any>;
+
 const VERSION = "2026-07-28";
 let merchant: Merchant;
 let storefrontId: string;
@@ -58,7 +61,7 @@ async function answer(request: Request) {
   return {
     status: res.status,
     headers: res.headers,
-    body: text ? (JSON.parse(text) as Record<string, any>) : null,
+    body: text ? (JSON.parse(text) as RpcBody) : null,
   };
 }
 
