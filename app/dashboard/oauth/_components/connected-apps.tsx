@@ -25,12 +25,15 @@ export async function ConnectedApps({
   disconnected,
   error,
   headingLevel = "h2",
+  showHeader = true,
 }: {
   /** The page to come back to after a disconnect (a path on this site). */
   next: string;
   disconnected?: string | null;
   error?: string | null;
   headingLevel?: "h2" | "h3";
+  /** False on a page whose own header already says what this is. */
+  showHeader?: boolean;
 }) {
   const [{ sessionId, account }, t, language] = await Promise.all([
     requireSignedInAccount(),
@@ -49,10 +52,12 @@ export async function ConnectedApps({
   const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: "medium" });
   return (
     <Card data-testid="connected-apps">
-      <CardHeader>
-        <CardTitle as={headingLevel}>{t("oauth.apps.title")}</CardTitle>
-        <CardDescription>{t("oauth.apps.description")}</CardDescription>
-      </CardHeader>
+      {showHeader ? (
+        <CardHeader>
+          <CardTitle as={headingLevel}>{t("oauth.apps.title")}</CardTitle>
+          <CardDescription>{t("oauth.apps.description")}</CardDescription>
+        </CardHeader>
+      ) : null}
       <CardContent className="space-y-4">
         {disconnected ? (
           <Notice tone="success" role="status">
@@ -66,12 +71,13 @@ export async function ConnectedApps({
         ) : null}
         {apps.length === 0 ? (
           <EmptyState
-            headingLevel="h3"
+            headingLevel={showHeader ? "h3" : "h2"}
             title={t("oauth.apps.empty")}
             description={t("oauth.apps.emptyBody", { url: mcpUrl() })}
           />
         ) : (
-          <TableContainer label={t("oauth.apps.caption")}>
+          // relative: the visually hidden header text stays inside the scrolling box (else it widens the page).
+          <TableContainer label={t("oauth.apps.caption")} className="relative">
             <Table>
               <TableCaption className="sr-only">{t("oauth.apps.caption")}</TableCaption>
               <THead>

@@ -28,7 +28,7 @@ export default async function ConnectedAppsPage({
       <PageHeader title={t("oauth.apps.title")} description={t("oauth.apps.description")} />
       <ConnectedApps
         next="/dashboard/oauth/apps"
-        headingLevel="h2"
+        showHeader={false}
         disconnected={typeof params.disconnected === "string" ? params.disconnected : null}
         error={typeof params.error === "string" ? params.error : null}
       />

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { Badge } from "@/app/_components/ui/badge";
 import { Button, buttonClasses } from "@/app/_components/ui/button";
 import { Card, CardContent, CardFooter } from "@/app/_components/ui/card";
+import { CheckIcon } from "@/app/_components/ui/icons";
 import { Notice } from "@/app/_components/ui/notice";
 import { SubmitButton } from "@/app/_components/ui/submit-button";
 import { getLanguage, getT } from "@/app/_i18n/server";
@@ -101,42 +101,49 @@ export default async function ConsentPage({
               {t("oauth.consent.signedInAs", { email: account.email })}
             </p>
           </div>
-          <dl className="grid gap-3 rounded-md border border-border bg-surface-muted p-4 text-sm sm:grid-cols-[max-content_1fr] sm:gap-x-4">
-            <dt className="font-medium text-fg">{t("oauth.consent.appLabel")}</dt>
-            <dd className="break-words text-fg" data-testid="consent-app">
-              {app}
-            </dd>
-            <dt className="font-medium text-fg">{t("oauth.consent.clientLabel")}</dt>
-            <dd className="break-words text-fg" data-testid="consent-client-host">
-              {consent.clientHost ?? (
-                <span className="text-muted">{t("oauth.consent.clientRegistered")}</span>
-              )}
-            </dd>
+          <dl className="divide-y divide-border rounded-md border border-border bg-surface-muted text-sm">
+            <div className="grid gap-0.5 px-4 py-2.5 sm:grid-cols-[10rem_1fr] sm:gap-4">
+              <dt className="text-muted">{t("oauth.consent.appLabel")}</dt>
+              <dd className="font-medium break-words text-fg" data-testid="consent-app">
+                {app}
+              </dd>
+            </div>
+            <div className="grid gap-0.5 px-4 py-2.5 sm:grid-cols-[10rem_1fr] sm:gap-4">
+              <dt className="text-muted">{t("oauth.consent.clientLabel")}</dt>
+              <dd className="break-words text-fg" data-testid="consent-client-host">
+                {consent.clientHost ?? t("oauth.consent.clientRegistered")}
+              </dd>
+            </div>
             {consent.clientUri ? (
-              <>
-                <dt className="font-medium text-fg">{t("oauth.consent.websiteLabel")}</dt>
+              <div className="grid gap-0.5 px-4 py-2.5 sm:grid-cols-[10rem_1fr] sm:gap-4">
+                <dt className="text-muted">{t("oauth.consent.websiteLabel")}</dt>
                 <dd className="break-words text-fg">{new URL(consent.clientUri).host}</dd>
-              </>
+              </div>
             ) : null}
-            <dt className="font-medium text-fg">{t("oauth.consent.redirectLabel")}</dt>
-            <dd className="break-words text-fg" data-testid="consent-redirect-host">
-              {consent.redirectHost}
-            </dd>
+            <div className="grid gap-0.5 px-4 py-2.5 sm:grid-cols-[10rem_1fr] sm:gap-4">
+              <dt className="text-muted">{t("oauth.consent.redirectLabel")}</dt>
+              <dd className="break-words text-fg" data-testid="consent-redirect-host">
+                {consent.redirectHost}
+              </dd>
+            </div>
           </dl>
           <div>
             <h2 className="text-base font-semibold text-fg">{t("oauth.consent.scopesHeading")}</h2>
-            <ul className="mt-2 space-y-2 text-sm text-fg" data-testid="consent-scopes">
+            <ul className="mt-3 space-y-3 text-sm text-fg" data-testid="consent-scopes">
               {consent.scopes
                 .filter((scope) => !consent.unavailableScopes.includes(scope))
                 .map((scope) => (
-                  <li key={scope} className="flex flex-wrap items-baseline gap-2">
-                    <span>{t(SCOPE_TEXT[scope])}</span>
-                    <Badge>{scope}</Badge>
+                  <li key={scope} className="flex items-start gap-2.5">
+                    <CheckIcon className="mt-0.5 shrink-0 text-success" />
+                    <div className="min-w-0">
+                      <p>{t(SCOPE_TEXT[scope])}</p>
+                      <p className="mt-0.5 font-mono text-xs text-muted">{scope}</p>
+                    </div>
                   </li>
                 ))}
             </ul>
             {consent.unavailableScopes.length > 0 ? (
-              <p className="mt-2 text-sm text-muted">
+              <p className="mt-3 text-sm text-muted">
                 {t("oauth.consent.unavailable", {
                   scopes: consent.unavailableScopes.map((scope) => t(SCOPE_TEXT[scope])).join("; "),
                 })}
