@@ -16,10 +16,10 @@ import {
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
  * run, then every scenario. Prints req/s, p50, p99 and the ratios to the baselines; writes bench/results/.
- * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,webhooks picks scenarios.
+ * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,webhooks,mcp picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,webhooks").split(",");
+const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,webhooks,mcp").split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     }
     if (only.includes("catalog")) rows.push(...(await runScenario("./catalog", "runCatalogBench", env)));
     if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
+    if (only.includes("mcp")) rows.push(...(await runScenario("./mcp", "runMcpBench", env)));
 
     process.stdout.write("\n");
     printFigures(rows);
