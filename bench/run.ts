@@ -23,7 +23,12 @@ const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,webhooks,mcp").split("
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
-  const serverEnv = { ...benchServerEnv(databaseUrl, path.resolve(".data/bench")), PORT: String(PORT) };
+  // APP_URL is where the bench reaches the server: /mcp answers only the host names it is configured with.
+  const serverEnv = {
+    ...benchServerEnv(databaseUrl, path.resolve(".data/bench")),
+    PORT: String(PORT),
+    APP_URL: `http://127.0.0.1:${PORT}`,
+  };
   const processes = [];
   try {
     if (process.env.BENCH_SKIP_BUILD !== "1") {
