@@ -5,8 +5,10 @@ import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE } from "@/server/errors";
+import { KEY_SCOPE_FOR } from "@/server/oauth/scopes";
 import { connectTestApp } from "@/server/oauth/testing";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
+import { OPERATIONS } from "@/server/operations";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
@@ -97,6 +99,25 @@ describe("tools/list", () => {
       destructiveHint: false,
       idempotentHint: true,
     });
+  });
+});
+
+describe("the tool registry", () => {
+  it("each tool's OAuth scope maps to a key scope its operation accepts (merchant webhooks: catalog:read)", () => {
+    for (const definition of TOOLS) {
+      if (definition.scope === null) {
+        expect(OPERATIONS.bootstrapUser.via, definition.name).toEqual(["api_key"]);
+        expect(definition.operation).toBe("bootstrapUser");
+        continue;
+      }
+      const operation =
+        definition.name.includes("webhook") || definition.name.includes("deliveries")
+          ? OPERATIONS.readMerchantWebhookEndpoints
+          : OPERATIONS[definition.operation];
+      const scopes: readonly string[] = operation.scopes;
+      if (scopes.length > 0) expect(scopes, definition.name).toContain(KEY_SCOPE_FOR[definition.scope]);
+      expect(definition.annotations.readOnlyHint, definition.name).toBe(operation.access === "read");
+    }
   });
 });
 
