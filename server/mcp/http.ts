@@ -74,7 +74,12 @@ async function readBody(request: Request): Promise<string | null> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client closed the connection before the body ended (ECONNRESET must not pass for a lost database).
+      throw new AppError("invalid_request", {
+        detail: "The request body could not be read: the connection closed.",
+      });
+    });
     if (done) break;
     total += value.byteLength;
     if (total > MAX_MCP_BODY_BYTES) {

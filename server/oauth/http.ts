@@ -87,16 +87,24 @@ function basicClientId(request: Request, form: URLSearchParams): string | null {
 
 /** `GET|POST /oauth/authorize`: to the consent page, back to the client with an error, or to the error page. */
 export async function handleAuthorize(request: Request): Promise<Response> {
-  const params =
-    request.method === "POST" ? await readForm(request).catch(() => null) : new URL(request.url).searchParams;
-  if (params === null) return redirect(authorizeErrorPageUrl("invalid_request"));
-  const db = await dbReady();
-  const outcome = await startAuthorization(db, params, new Date());
-  if (outcome.kind === "error_page") {
-    log("info", "authorization refused before redirect", { error: outcome.error.code });
-    return redirect(authorizeErrorPageUrl(outcome.error.code, outcome.error.description));
+  try {
+    const params =
+      request.method === "POST"
+        ? await readForm(request).catch(() => null)
+        : new URL(request.url).searchParams;
+    if (params === null) return redirect(authorizeErrorPageUrl("invalid_request"));
+    const db = await dbReady();
+    const outcome = await startAuthorization(db, params, new Date());
+    if (outcome.kind === "error_page") {
+      log("info", "authorization refused before redirect", { error: outcome.error.code });
+      return redirect(authorizeErrorPageUrl(outcome.error.code, outcome.error.description));
+    }
+    return redirect(outcome.location);
+  } catch (error) {
+    // Nothing about the request is trusted yet: the person is told on our own page, never redirected.
+    log("error", "authorization endpoint failed", { error });
+    return redirect(authorizeErrorPageUrl("server_error"));
   }
-  return redirect(outcome.location);
 }
 
 function redirect(location: string): Response {
