@@ -10,6 +10,18 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   pageExtensions: isBenchBuild ? ["bench.ts", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
+  // The OAuth consent page can never be framed by another site (clickjacking; docs/mcp.md, "Consent").
+  async headers() {
+    return [
+      {
+        source: "/dashboard/oauth/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -255,6 +255,27 @@ export const ERROR_CATALOGUE = {
     es: "La consulta GraphQL supera un límite (profundidad, coste, alias, tokens o directivas).",
     pt: "A consulta GraphQL ultrapassa um limite (profundidade, custo, aliases, tokens ou diretivas).",
   }),
+  // MCP and OAuth (server/mcp, server/oauth; docs/mcp.md).
+  invalid_token: entry(401, "auth", false, {
+    en: "The access token is invalid, has expired or was revoked. Authorize the app again.",
+    es: "El token de acceso no es válido, caducó o fue revocado. Vuelve a autorizar la aplicación.",
+    pt: "O token de acesso é inválido, expirou ou foi revogado. Autorize o aplicativo novamente.",
+  }),
+  host_not_allowed: entry(403, "auth", false, {
+    en: "The request was sent to a host name this server does not answer for.",
+    es: "La solicitud se envió a un nombre de host al que este servidor no responde.",
+    pt: "A solicitação foi enviada a um nome de host ao qual este servidor não responde.",
+  }),
+  oauth_request_expired: entry(400, "invalid_request", false, {
+    en: "This authorization request has expired or was already answered. Start again from the app.",
+    es: "Esta solicitud de autorización caducó o ya fue respondida. Vuelve a empezar desde la aplicación.",
+    pt: "Esta solicitação de autorização expirou ou já foi respondida. Comece de novo pelo aplicativo.",
+  }),
+  connected_app_not_found: entry(404, "not_found", false, {
+    en: "No connected app was found with that client id.",
+    es: "No se encontró ninguna aplicación conectada con ese client id.",
+    pt: "Nenhum aplicativo conectado foi encontrado com esse client id.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

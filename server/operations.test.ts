@@ -9,6 +9,7 @@ import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { API_ROUTES } from "@/server/http/routes";
+import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
 import {
@@ -86,6 +87,10 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   getOrder: (ctx) => getOrder(ctx, ANY),
   updateOrderStatus: (ctx) => updateOrderStatus(ctx, ANY),
   payOrder: (ctx) => payOrder(ctx, ANY),
+  reviewOAuthConsent: (ctx) => getConsentRequest(ctx, ANY),
+  decideOAuthConsent: (ctx) => decideConsent(ctx, ANY),
+  listConnectedApps: (ctx) => listConnectedApps(ctx),
+  disconnectApp: (ctx) => disconnectApp(ctx, ANY),
 };
 
 /** A body each REST operation accepts, so the request gets past validation to the scope check. */

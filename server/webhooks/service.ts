@@ -71,6 +71,14 @@ const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
   listWebhookDeliveries: "read",
 };
 
+/**
+ * The endpoints a caller manages when it does not say (docs/mcp.md, "Tools"): a developer key its developer
+ * endpoints (as over /v1), anyone else the account's own merchant endpoints.
+ */
+export function defaultEndpointScope(actor: Actor | null): EndpointScope {
+  return actor?.kind === "developer" ? "developer" : "merchant";
+}
+
 /** Which endpoints a call acts on: `developer` (the /v1 API, the default) or `merchant` (the dashboard). */
 type Scoped = { scope?: EndpointScope };
 type EndpointRef = Scoped & { endpointId: string };

@@ -273,7 +273,13 @@ export type SafeFetchInit = {
   maxBodyBytes?: number;
 };
 
-export type SafeFetchResponse = { status: number; body: string; durationMs: number };
+export type SafeFetchResponse = {
+  status: number;
+  body: string;
+  durationMs: number;
+  /** Response headers, lowercased names (a repeated header joined with ", "). */
+  headers: Record<string, string>;
+};
 
 /** Why a request failed: the delivery log records `kind: message`. */
 export class SafeFetchError extends Error {
@@ -325,6 +331,7 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
   return await new Promise<SafeFetchResponse>((resolve, reject) => {
     let settled = false;
     let status: number | null = null;
+    let headers: Record<string, string> = {};
     const chunks: Buffer[] = [];
     let size = 0;
     const succeed = () => {
@@ -335,6 +342,7 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
         status,
         body: Buffer.concat(chunks).subarray(0, maxBody).toString("utf8"),
         durationMs: Math.round(performance.now() - started),
+        headers,
       });
     };
     const fail = (error: SafeFetchError) => {
@@ -372,6 +380,12 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
     });
     request.on("response", (response) => {
       status = response.statusCode ?? 0;
+      headers = Object.fromEntries(
+        Object.entries(response.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(", ") : (value ?? ""),
+        ]),
+      );
       response.on("data", (chunk: Buffer) => {
         if (size < maxBody) chunks.push(chunk);
         size += chunk.length;

@@ -1,3 +1,4 @@
+import { oauthEn } from "./oauth.en";
 /**
  * The interface text in English: the source of truth. es.ts and pt.ts must have exactly these keys (a type
  * error otherwise) and the same `{placeholders}` (checked by app/_i18n/catalogue.test.ts).
@@ -149,4 +150,5 @@ export const en = {
   "gallery.emptyTitle": "No webhook endpoints yet",
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
+  ...oauthEn,
 } as const;

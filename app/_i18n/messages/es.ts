@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { oauthEs } from "./oauth.es";
 
 /** La interfaz en español. Las claves y los `{marcadores}` son los de en.ts. */
 export const es: Messages = {
@@ -149,4 +150,5 @@ export const es: Messages = {
   "gallery.emptyTitle": "Todavía no hay endpoints de webhook",
   "gallery.emptyDescription": "Añade un endpoint para recibir eventos firmados sobre tus pedidos.",
   "gallery.emptyAction": "Añadir endpoint",
+  ...oauthEs,
 };

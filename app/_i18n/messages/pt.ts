@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { oauthPt } from "./oauth.pt";
 
 /** A interface em português (do Brasil). As chaves e os `{marcadores}` são os de en.ts. */
 export const pt: Messages = {
@@ -150,4 +151,5 @@ export const pt: Messages = {
   "gallery.emptyTitle": "Ainda não há endpoints de webhook",
   "gallery.emptyDescription": "Adicione um endpoint para receber eventos assinados sobre seus pedidos.",
   "gallery.emptyAction": "Adicionar endpoint",
+  ...oauthPt,
 };
