@@ -7,6 +7,7 @@ import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
+import { MAX_AMOUNT } from "@/server/storefronts/fields";
 import type { StorefrontRow } from "@/server/storefronts/dto";
 import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
@@ -73,6 +74,35 @@ const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
   },
 };
 
+function transitionDetail(from: OrderStatus, to: OrderStatus) {
+  const allowed = ORDER_TRANSITIONS[from].join(", ");
+  return {
+    en: `${from} -> ${to} is not allowed; from ${from}: ${allowed || "none (final)"}.`,
+    es: `${from} -> ${to} no está permitido; desde ${from}: ${allowed || "ninguno (final)"}.`,
+    pt: `${from} -> ${to} não é permitido; a partir de ${from}: ${allowed || "nenhum (final)"}.`,
+  };
+}
+
+/**
+ * Every amount of an order fits the numeric(14, 4) columns (MAX_AMOUNT, docs/api.md "Hostile and malformed
+ * input"): each line, the subtotal and the total. Checked before the order is written; a refusal rolls back
+ * the stock already taken in the same transaction.
+ */
+function checkOrderTotals(items: OrderItem[], subtotal: number, total: number): void {
+  const tooLarge = (param: string) =>
+    new AppError("invalid_request", {
+      param,
+      detail: {
+        en: `${param}: the order's amounts must not exceed ${MAX_AMOUNT}.`,
+        es: `${param}: los importes del pedido no deben superar ${MAX_AMOUNT}.`,
+        pt: `${param}: os valores do pedido não devem ultrapassar ${MAX_AMOUNT}.`,
+      },
+    });
+  const line = items.findIndex((item) => money(item.price * item.amount) > MAX_AMOUNT);
+  if (line >= 0) throw tooLarge(`items[${line}].amount`);
+  if (subtotal > MAX_AMOUNT || total > MAX_AMOUNT) throw tooLarge("items");
+}
+
 /** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
 function money(value: number): number {
   return Math.round(value * 10_000) / 10_000;
@@ -120,7 +150,11 @@ export function deliveryPriceFor(
     if (settings.pickup === false) {
       throw new AppError("invalid_request", {
         param: "fulfillment.type",
-        detail: "This storefront does not offer pickup.",
+        detail: {
+          en: "This storefront does not offer pickup.",
+          es: "Esta tienda no ofrece recogida.",
+          pt: "Esta loja não oferece retirada.",
+        },
       });
     }
     return 0;
@@ -129,7 +163,11 @@ export function deliveryPriceFor(
     if (settings.dineIn === false) {
       throw new AppError("invalid_request", {
         param: "fulfillment.type",
-        detail: "This storefront does not offer dine-in.",
+        detail: {
+          en: "This storefront does not offer dine-in.",
+          es: "Esta tienda no ofrece consumo en el local.",
+          pt: "Esta loja não oferece consumo no local.",
+        },
       });
     }
     return 0;
@@ -138,7 +176,11 @@ export function deliveryPriceFor(
   if (!delivery?.enabled) {
     throw new AppError("invalid_request", {
       param: "fulfillment.type",
-      detail: "This storefront does not deliver.",
+      detail: {
+        en: "This storefront does not deliver.",
+        es: "Esta tienda no hace entregas a domicilio.",
+        pt: "Esta loja não faz entregas.",
+      },
     });
   }
   if (delivery.type === "fixed") return money(delivery.fixedPrice ?? 0);
@@ -146,7 +188,11 @@ export function deliveryPriceFor(
   if (fulfillment.distanceKm === null) {
     throw new AppError("invalid_request", {
       param: "fulfillment.distanceKm",
-      detail: "This storefront charges delivery by distance: send distanceKm.",
+      detail: {
+        en: "This storefront charges delivery by distance: send distanceKm.",
+        es: "Esta tienda cobra la entrega por distancia: envía distanceKm.",
+        pt: "Esta loja cobra a entrega por distância: envie distanceKm.",
+      },
     });
   }
   const distance = fulfillment.distanceKm;
@@ -156,7 +202,11 @@ export function deliveryPriceFor(
   if (!range) {
     throw new AppError("invalid_request", {
       param: "fulfillment.distanceKm",
-      detail: "The address is outside the delivery area.",
+      detail: {
+        en: "The address is outside the delivery area.",
+        es: "La dirección está fuera de la zona de entrega.",
+        pt: "O endereço está fora da área de entrega.",
+      },
     });
   }
   return money(range.price);
@@ -215,6 +265,7 @@ async function placeOrder(
     );
     const items = await takeStock(db, storefront.id, input.items);
     const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
+    checkOrderTotals(items, subtotal, money(subtotal + deliveryPrice));
     const [counter] = await db
       .update(storefronts)
       .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
@@ -298,7 +349,11 @@ async function takeStock(
       if (!exists) throw new AppError("product_not_found", { param: `items[${index}].productId` });
       throw new AppError("insufficient_stock", {
         param: `items[${index}].amount`,
-        detail: `Only ${exists.stock ?? 0} left.`,
+        detail: {
+          en: `Only ${exists.stock ?? 0} left.`,
+          es: `Solo quedan ${exists.stock ?? 0}.`,
+          pt: `Restam apenas ${exists.stock ?? 0}.`,
+        },
       });
     }
     taken.set(productId, { title: row.title, price: money(row.salePrice ?? row.price) });
@@ -347,7 +402,7 @@ export async function updateOrderStatus(
     if (nextStatus !== previousStatus && !ORDER_TRANSITIONS[previousStatus].includes(nextStatus)) {
       throw new AppError("invalid_order_transition", {
         param: "orderStatus",
-        detail: `${previousStatus} -> ${nextStatus} is not allowed; from ${previousStatus}: ${ORDER_TRANSITIONS[previousStatus].join(", ") || "none (final)"}.`,
+        detail: transitionDetail(previousStatus, nextStatus),
       });
     }
     const nextCustom =
@@ -394,7 +449,8 @@ async function restock(db: Db, order: OrderRow): Promise<void> {
   for (const item of order.items as OrderItem[]) {
     await db
       .update(products)
-      .set({ stock: sql`${products.stock} + ${item.amount}` })
+      // A stock raised meanwhile to the column's maximum stays there rather than overflow the integer.
+      .set({ stock: sql`least(${products.stock}::bigint + ${item.amount}, 2147483647)::int` })
       .where(and(eq(products.id, item.productId), sql`${products.stock} is not null`));
   }
 }
@@ -417,7 +473,11 @@ export async function payOrder(
     if (before.orderStatus === "cancelled") {
       throw new AppError("invalid_order_transition", {
         param: "orderId",
-        detail: "A cancelled order cannot be paid.",
+        detail: {
+          en: "A cancelled order cannot be paid.",
+          es: "Un pedido cancelado no se puede pagar.",
+          pt: "Um pedido cancelado não pode ser pago.",
+        },
       });
     }
     const paymentMethod = { id: input.paymentMethod.id ?? newId("pay"), name: input.paymentMethod.name };

@@ -77,7 +77,11 @@ export async function createStorefront(
       if ((live?.n ?? 0) >= limit) {
         throw new AppError("plan_max_storefronts_reached", {
           upgrade: upgradeFor(account.plan),
-          detail: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+          detail: {
+            en: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+            es: `El plan ${account.plan} permite ${limit} tienda${limit === 1 ? "" : "s"}.`,
+            pt: `O plano ${account.plan} permite ${limit} loja${limit === 1 ? "" : "s"}.`,
+          },
         });
       }
       const [row] = await db
@@ -288,12 +292,20 @@ export async function updateStorefront(
   if (patch.slug === null && current.published) {
     throw new AppError("invalid_request", {
       param: "slug",
-      detail: "slug: a published storefront keeps its slug; unpublish it first.",
+      detail: {
+        en: "slug: a published storefront keeps its slug; unpublish it first.",
+        es: "slug: una tienda publicada conserva su slug; despublícala primero.",
+        pt: "slug: uma loja publicada mantém seu slug; despublique-a primeiro.",
+      },
     });
   }
   throw new AppError("storefront_conflict", {
     param: "If-Match",
-    detail: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+    detail: {
+      en: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+      es: `El updatedAt de la tienda ahora es ${current.updatedAt.toISOString()}.`,
+      pt: `O updatedAt da loja agora é ${current.updatedAt.toISOString()}.`,
+    },
   });
 }
 
