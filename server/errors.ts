@@ -295,7 +295,8 @@ export function messageFor(error: AppError, language: Language): string {
 function detailFor(detail: AppErrorOptions["detail"], language: Language): [Language, string | undefined] {
   if (detail === undefined) return [language, undefined];
   if (typeof detail === "string") return ["en", detail];
-  const available = detail[language] !== undefined ? language : (["en", "es", "pt"] as const).find((l) => detail[l]);
+  const available =
+    detail[language] !== undefined ? language : (["en", "es", "pt"] as const).find((l) => detail[l]);
   return available ? [available, detail[available]] : [language, undefined];
 }
 

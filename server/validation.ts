@@ -35,9 +35,12 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
  * in the caller's language. `prefix` names where the value came from when it is not the body (e.g. query).
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, language: Language): z.output<S> {
-  const result = parseIn(language, () => schema.safeParse(value, { error: LOCALES[language].localeError }));
-  if (result.success) return result.data;
-  throw validationError(result.error, language);
+  // The issues are read inside too: zod writes their messages when they are first read.
+  return parseIn(language, () => {
+    const result = schema.safeParse(value, { error: LOCALES[language].localeError });
+    if (result.success) return result.data;
+    throw validationError(result.error, language);
+  });
 }
 
 function parseIn<T>(language: Language, parse: () => T): T {
@@ -68,7 +71,6 @@ export function validationError(error: z.ZodError, language: Language): AppError
 // database goes through `text()` (or a helper built on it), whatever the door: REST, tRPC, GraphQL and MCP parse
 // with the same schemas, so they refuse the same strings with the same `param`.
 
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: lone surrogates are exactly what this pattern finds.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -174,10 +176,12 @@ export function parsePathParams<S extends z.ZodType>(
   params: Record<string, string | undefined>,
   language: Language,
 ): z.output<S> {
-  const result = schema.safeParse(params);
-  if (result.success) return result.data;
-  const name = result.error.issues[0]?.path[0];
-  const notFound = typeof name === "string" ? notFoundCodeOf(schema, name) : undefined;
-  if (notFound && typeof name === "string") throw new AppError(notFound, { param: name });
-  throw validationError(result.error, language);
+  return parseIn(language, () => {
+    const result = schema.safeParse(params);
+    if (result.success) return result.data;
+    const name = result.error.issues[0]?.path[0];
+    const notFound = typeof name === "string" ? notFoundCodeOf(schema, name) : undefined;
+    if (notFound && typeof name === "string") throw new AppError(notFound, { param: name });
+    throw validationError(result.error, language);
+  });
 }

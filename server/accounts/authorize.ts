@@ -37,7 +37,11 @@ function notAvailableTo(operation: string, actor: Actor): Messages {
     actor.via.type === "session"
       ? { en: "a dashboard session", es: "una sesión del panel", pt: "uma sessão do painel" }
       : actor.via.type === "oauth"
-        ? { en: "an OAuth-connected app", es: "una app conectada por OAuth", pt: "um app conectado por OAuth" }
+        ? {
+            en: "an OAuth-connected app",
+            es: "una app conectada por OAuth",
+            pt: "um app conectado por OAuth",
+          }
         : actor.kind === "developer"
           ? { en: "a developer key", es: "una clave de desarrollador", pt: "uma chave de desenvolvedor" }
           : { en: "a user key", es: "una clave de usuario", pt: "uma chave de usuário" };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorCode, ErrorEnvelope } from "@/server/errors";
-import { isOperationName, type OperationDefinition, OPERATIONS } from "@/server/operations";
+import { isOperationName, OPERATIONS, type OperationDefinition } from "@/server/operations";
 import { notFoundCodeOf } from "@/server/validation";
 import { type AnyRoute, isIdempotentRoute } from "./route";
 

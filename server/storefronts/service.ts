@@ -258,6 +258,9 @@ export type UpdateStorefrontArgs = {
   expectedUpdatedAt?: string | null;
 };
 
+const EARLIEST_IF_MATCH = Date.parse("0001-01-01T00:00:00.000Z");
+const LATEST_IF_MATCH = Date.parse("9999-12-31T23:59:59.999Z");
+
 /**
  * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH a storefront", rules 1-4). The
  * patch was validated whole before this runs (a `whatsapp` or `products` key is a 400 and nothing is written).
@@ -270,7 +273,10 @@ export async function updateStorefront(
 ): Promise<StorefrontDto> {
   const actor = authorize(ctx, "updateStorefront");
   const { storefrontId, patch } = input;
-  const expected = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  const parsed = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  // A date PostgreSQL's timestamptz cannot take as written (year 0, years past 9999) is not a timestamp either.
+  const expected =
+    parsed !== null && !(parsed >= EARLIEST_IF_MATCH && parsed <= LATEST_IF_MATCH) ? Number.NaN : parsed;
   let rows: StorefrontRow[];
   try {
     rows = (await patchStatementFor(ctx.db).execute({

@@ -64,7 +64,8 @@ function hostNotAllowed(host: string): Messages {
  */
 export function assertAllowedWebhookUrl(url: string, options?: UrlGuardOptions): URL {
   const allowLocal = allowLocalDefault(options);
-  if (typeof url !== "string" || url.length === 0) reject({ en: "The URL is empty.", es: "La URL está vacía.", pt: "A URL está vazia." });
+  if (typeof url !== "string" || url.length === 0)
+    reject({ en: "The URL is empty.", es: "La URL está vacía.", pt: "A URL está vazia." });
   if (url.length > MAX_WEBHOOK_URL_LENGTH) reject(tooLong());
   let parsed: URL;
   try {
@@ -91,7 +92,8 @@ export function assertAllowedWebhookUrl(url: string, options?: UrlGuardOptions):
       pt: "A URL não deve conter usuário nem senha.",
     });
   const host = normalizeHost(parsed.hostname);
-  if (host === "") reject({ en: "The URL has no host.", es: "La URL no tiene host.", pt: "A URL não tem host." });
+  if (host === "")
+    reject({ en: "The URL has no host.", es: "La URL no tiene host.", pt: "A URL não tem host." });
   const hostClass = classifyHost(host);
   if (hostClass === "private") reject(hostNotAllowed(host));
   if (hostClass === "loopback" && !allowLocal) reject(hostNotAllowed(host));
