@@ -1,24 +1,21 @@
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { VERIFIED_USER_SCOPES } from "@/server/accounts/scopes";
-import { accounts, apiKeys } from "@/server/accounts/tables";
-import { currentTerms } from "@/server/accounts/terms";
-import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
+import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
 import { ERROR_CATALOGUE, ErrorEnvelope } from "@/server/errors";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
-import { createMerchant } from "@/server/storefronts/testing";
 import { type ApiResult, call } from "@/server/testing/api";
+import { hostileRequests, type OpenApiDocument, operationsOf } from "@/server/testing/hostile";
 import {
-  checkAnswer,
-  type GeneratedRequest,
-  type HostileFixtures,
-  hostileRequests,
-  type OpenApiDocument,
-  operationsOf,
-} from "@/server/testing/hostile";
-import { createTestEndpoint } from "@/server/webhooks/testing";
+  createHostileRun,
+  inconsistencies,
+  type Merchant,
+  type Send,
+  sendAndCheck,
+  verifiedMerchantOf,
+  victimState,
+} from "@/server/testing/hostile-run";
 import { MAX_BODY_BYTES } from "./pipeline";
 import type { AnyRoute } from "./route";
 import { handleV1Request } from "./router";
@@ -28,28 +25,6 @@ import { API_ROUTES } from "./routes";
 // itself, seeded; HOSTILE_RUNS and HOSTILE_SEED change the run (bench/hostile.ts sends the same over HTTP).
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 3000);
 const SEED = Number(process.env.HOSTILE_SEED ?? 18);
-
-type Merchant = { userId: string; userKey: string };
-
-/** A merchant bootstrapped by `developerKey`, verified, on PRO, with a key that is never rate limited. */
-async function merchantOf(developerKey: string): Promise<Merchant> {
-  const user = await bootstrapUser(developerKey);
-  const db = await dbReady();
-  await db
-    .update(accounts)
-    .set({
-      status: "verified",
-      verifiedAt: new Date(),
-      tosAcceptedVersion: currentTerms().version,
-      plan: "PRO",
-    })
-    .where(eq(accounts.id, user.userId));
-  await db
-    .update(apiKeys)
-    .set({ scopes: VERIFIED_USER_SCOPES, rpm: 1_000_000, dailyLimit: 1_000_000 })
-    .where(eq(apiKeys.accountId, user.userId));
-  return user;
-}
 
 function expectError(res: ApiResult, status: number, code: string, param?: string | null) {
   expect(res.status, res.text).toBe(status);
@@ -69,7 +44,7 @@ let productId: string;
 beforeAll(async () => {
   doc = (await call<OpenApiDocument>("GET", "/v1/openapi.json")).body;
   developer = await createDeveloper();
-  merchant = await merchantOf(developer.key);
+  merchant = await verifiedMerchantOf(developer.key);
   ({ storefrontId, productId } = await createStorefrontWithProduct(merchant.userKey, { stock: 1000 }));
 });
 
@@ -429,76 +404,14 @@ describe("hostile input: Idempotency-Key and refused requests", () => {
 
 describe("hostile input: generated from /v1/openapi.json", () => {
   it(`${RUNS} seeded requests: no 5xx, every error the envelope with its X-Request-Id, every status and code declared, every 2xx its schema, the data intact`, async () => {
-    const other = await createMerchant({ plan: "PRO" });
-    const victim = await createStorefrontWithProduct(other.userKey, { stock: 5 });
-    const victimOrder = await call<{ order: { id: string } }>(
-      "POST",
-      `/v1/storefronts/${victim.storefrontId}/orders`,
-      {
-        key: other.userKey,
-        body: {
-          items: [{ productId: victim.productId, amount: 1 }],
-          customer: { name: "V", phone: "555" },
-          paymentMethod: { name: "cash" },
-        },
-      },
-    );
-    const ownOrder = await call<{ order: { id: string } }>("POST", `/v1/storefronts/${storefrontId}/orders`, {
-      key: merchant.userKey,
-      body: {
-        items: [{ productId, amount: 1 }],
-        customer: { name: "O", phone: "555" },
-        paymentMethod: { name: "cash" },
-      },
-    });
-    const endpoint = await createTestEndpoint(developer.key, { url: "https://hooks.example.com/fixture" });
-    // More of the caller's own rows, so a generated delete of one leaves the others to work on.
-    const second = await createStorefrontWithProduct(merchant.userKey, { stock: 1000 });
-    const third = await createStorefrontWithProduct(merchant.userKey, { stock: null });
-    // DELETE /v1/me cancels the caller's account: the generator sends it with a throwaway account's key. The
-    // deletes get rows of their own, so the other operations keep rows to work on.
-    const throwaway = await merchantOf(developer.key);
-    const doomed = [];
-    for (let i = 0; i < 3; i++) doomed.push(await createStorefrontWithProduct(merchant.userKey));
-    const doomedEndpoint = await createTestEndpoint(developer.key, {
-      url: "https://hooks.example.com/doomed",
-    });
-    const snapshot = await victimState(other.userKey, victim.storefrontId);
-
-    const fixtures: HostileFixtures = {
-      keys: { developer: developer.key, user: merchant.userKey },
-      keyFor: { cancelAccount: throwaway.userKey },
-      idsFor: {
-        deleteStorefront: { storefrontId: [...doomed.map((d) => d.storefrontId), victim.storefrontId] },
-        deleteProduct: {
-          storefrontId: doomed.map((d) => d.storefrontId),
-          productId: [...doomed.map((d) => d.productId), victim.productId],
-        },
-        deleteWebhookEndpoint: { id: [doomedEndpoint.endpointId] },
-      },
-      ids: {
-        storefrontId: [storefrontId, second.storefrontId, third.storefrontId, victim.storefrontId],
-        productId: [productId, second.productId, third.productId, victim.productId],
-        orderId: [ownOrder.body.order.id, victimOrder.body.order.id],
-        userId: [merchant.userId, other.userId],
-        id: [endpoint.endpointId, endpoint.endpointId, "mk_we_ffffffffffffffff"],
-      },
-      productIds: [productId, second.productId, third.productId, victim.productId, "prd_none"],
-    };
+    const run = await createHostileRun(send);
+    const before = await victimState(send, run.victim);
     const routes = new Map<string, AnyRoute>(API_ROUTES.map((r) => [r.operationId, r]));
     const seen = new Map<string, Map<number, number>>();
 
     await fc.assert(
-      fc.asyncProperty(hostileRequests(doc, fixtures), async (request) => {
-        const answer = await send(request);
-        const problems = checkAnswer(doc, routes, request, answer);
-        if (
-          answer.status >= 200 &&
-          answer.status < 300 &&
-          answer.headers.get("idempotent-replayed") === null
-        ) {
-          problems.push(...(await readBack(request, answer.text)));
-        }
+      fc.asyncProperty(hostileRequests(doc, run.fixtures), async (request) => {
+        const { answer, problems } = await sendAndCheck(doc, routes, send, request);
         const key = request.operationId ?? "(no operation)";
         const statuses = seen.get(key) ?? new Map<number, number>();
         seen.set(key, statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1));
@@ -513,13 +426,8 @@ describe("hostile input: generated from /v1/openapi.json", () => {
 
     if (process.env.HOSTILE_REPORT) {
       for (const [operation, statuses] of seen) {
-        console.log(
-          operation.padEnd(28),
-          [...statuses]
-            .sort(([a], [b]) => a - b)
-            .map(([s, n]) => `${s}x${n}`)
-            .join(" "),
-        );
+        const counts = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`);
+        console.log(operation.padEnd(28), counts.join(" "));
       }
     }
     // Every operation was reached, and most answered a success at least once: valid bodies do get through.
@@ -527,13 +435,14 @@ describe("hostile input: generated from /v1/openapi.json", () => {
     for (const operation of operations) expect(seen.has(operation), operation).toBe(true);
     const succeeded = operations.filter((op) => [...(seen.get(op)?.keys() ?? [])].some((s) => s < 300));
     expect(succeeded.length).toBeGreaterThanOrEqual(operations.length * 0.8);
-    // The data intact: another account's storefront, products and order are exactly as before.
-    expect(await victimState(other.userKey, victim.storefrontId)).toEqual(snapshot);
+    // The data intact: another account's storefront, products and order read exactly as before, and no row
+    // contradicts another or holds text the database changed.
+    expect(await victimState(send, run.victim)).toEqual(before);
     expect(await inconsistencies()).toEqual([]);
   });
 });
 
-async function send(request: GeneratedRequest) {
+const send: Send = async (request) => {
   const response = await handleV1Request(
     new Request(`http://127.0.0.1${request.path}`, {
       method: request.method,
@@ -542,94 +451,4 @@ async function send(request: GeneratedRequest) {
     }),
   );
   return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-/** A write that answered a storefront or product reads back the same (nothing was changed on the way). */
-async function readBack(request: GeneratedRequest, text: string): Promise<string[]> {
-  const body = JSON.parse(text) as {
-    storefront?: { id: string };
-    product?: { id: string; storefrontId?: string };
-  };
-  const key = request.headers.authorization?.replace(/^Bearer /, "");
-  if (!key || request.method === "GET" || request.method === "DELETE") return [];
-  const problems: string[] = [];
-  if (body.storefront?.id) {
-    const read = await call<{ storefront: unknown }>("GET", `/v1/storefronts/${body.storefront.id}`, { key });
-    if (read.status === 200 && JSON.stringify(read.body.storefront) !== JSON.stringify(body.storefront)) {
-      problems.push(`storefront reads back changed: ${JSON.stringify(read.body.storefront).slice(0, 200)}`);
-    }
-  }
-  const match = /^\/v1\/storefronts\/([^/?]+)\/products/.exec(request.path);
-  if (body.product?.id && match) {
-    const read = await call<{ product: Record<string, unknown> }>(
-      "GET",
-      `/v1/storefronts/${match[1]}/products/${body.product.id}`,
-      { key },
-    );
-    // The image task may finish in between: it owns these three fields.
-    const strip = (p: Record<string, unknown>) => {
-      const { imageProcessingPending: _a, thumbnailUrl: _b, updatedAt: _c, ...rest } = p;
-      return JSON.stringify(rest);
-    };
-    if (read.status === 200 && strip(read.body.product) !== strip(body.product as Record<string, unknown>)) {
-      problems.push(`product reads back changed: ${JSON.stringify(read.body.product).slice(0, 200)}`);
-    }
-  }
-  return problems;
-}
-
-async function victimState(key: string, id: string) {
-  const storefront = await call("GET", `/v1/storefronts/${id}`, { key });
-  const products = await call("GET", `/v1/storefronts/${id}/products`, { key });
-  const orders = await call("GET", `/v1/storefronts/${id}/orders`, { key });
-  return { storefront: storefront.body, products: products.body, orders: orders.body };
-}
-
-/** Rows that contradict each other, or text the database changed on the way in (U+FFFD for a lone surrogate). */
-async function inconsistencies(): Promise<string[]> {
-  const db = await dbReady();
-  const problems: string[] = [];
-  const counters = await queryRows<{ id: string; product_count: number; products: number }>(
-    db,
-    sql`select a.id, a.product_count, (select count(*)::int from products p join storefronts s on s.id = p.storefront_id
-          where s.account_id = a.id and s.deleted_at is null) as products from accounts a`,
-  );
-  for (const row of counters) {
-    if (row.product_count !== row.products)
-      problems.push(`account ${row.id}: product_count ${row.product_count} != ${row.products}`);
-  }
-  const orderCounters = await queryRows<{ id: string }>(
-    db,
-    sql`select s.id from storefronts s where s.order_counter <> (select count(*) from orders o where o.storefront_id = s.id)`,
-  );
-  for (const row of orderCounters)
-    problems.push(`storefront ${row.id}: order_counter differs from its orders`);
-  const totals = await queryRows<{ id: string }>(
-    db,
-    sql`select id from orders where total_price <> subtotal_price + delivery_price`,
-  );
-  for (const row of totals) problems.push(`order ${row.id}: total is not subtotal + delivery`);
-  const stock = await queryRows<{ id: string }>(db, sql`select id from products where stock < 0`);
-  for (const row of stock) problems.push(`product ${row.id}: negative stock`);
-  const claims = await queryRows<{ n: number }>(
-    db,
-    sql`select count(*)::int as n from idempotency_keys where state = 'in_progress'`,
-  );
-  if ((claims[0]?.n ?? 0) > 0) problems.push(`${claims[0]?.n} idempotency claims left in progress`);
-  const columns = await queryRows<{ table_name: string; column_name: string }>(
-    db,
-    sql`select table_name, column_name from information_schema.columns
-        where table_schema = 'public' and data_type in ('text', 'jsonb', 'character varying')
-          and table_name not like '\\_\\_%'`,
-  );
-  for (const { table_name: table, column_name: column } of columns) {
-    const [row] = await queryRows<{ n: number }>(
-      db,
-      sql.raw(
-        `select count(*)::int as n from "${table}" where "${column}"::text like '%' || chr(65533) || '%'`,
-      ),
-    );
-    if ((row?.n ?? 0) > 0) problems.push(`${table}.${column}: ${row?.n} values hold U+FFFD`);
-  }
-  return problems;
-}
+};

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -85,10 +85,9 @@ function transitionDetail(from: OrderStatus, to: OrderStatus) {
 
 /**
  * Every amount of an order fits the numeric(14, 4) columns (MAX_AMOUNT, docs/api.md "Hostile and malformed
- * input"): each line, the subtotal and the total. Checked before the order is written; a refusal rolls back
- * the stock already taken in the same transaction.
+ * input"): each line, the subtotal and the total. A line over it is 400 on `items[i].amount`, a sum on `items`.
  */
-function checkOrderTotals(items: OrderItem[], subtotal: number, total: number): void {
+function checkOrderTotals(lines: Array<{ price: number; amount: number }>, deliveryPrice: number): void {
   const tooLarge = (param: string) =>
     new AppError("invalid_request", {
       param,
@@ -98,9 +97,29 @@ function checkOrderTotals(items: OrderItem[], subtotal: number, total: number): 
         pt: `${param}: os valores do pedido não devem ultrapassar ${MAX_AMOUNT}.`,
       },
     });
-  const line = items.findIndex((item) => money(item.price * item.amount) > MAX_AMOUNT);
+  const line = lines.findIndex((item) => money(item.price * item.amount) > MAX_AMOUNT);
   if (line >= 0) throw tooLarge(`items[${line}].amount`);
-  if (subtotal > MAX_AMOUNT || total > MAX_AMOUNT) throw tooLarge("items");
+  const subtotal = money(lines.reduce((sum, item) => sum + item.price * item.amount, 0));
+  if (subtotal > MAX_AMOUNT || money(subtotal + deliveryPrice) > MAX_AMOUNT) throw tooLarge("items");
+}
+
+/** The order's lines at the catalog's current prices (a product not found counts 0: taking stock refuses it). */
+async function linesAtCatalogPrices(
+  db: Db,
+  storefrontId: string,
+  lines: CreateOrderInput["items"],
+): Promise<Array<{ price: number; amount: number }>> {
+  const rows = await db
+    .select({ id: products.id, price: products.price, salePrice: products.salePrice })
+    .from(products)
+    .where(
+      and(
+        inArray(products.id, [...new Set(lines.map((line) => line.productId))]),
+        eq(products.storefrontId, storefrontId),
+      ),
+    );
+  const prices = new Map(rows.map((row) => [row.id, money(row.salePrice ?? row.price)]));
+  return lines.map((line) => ({ price: prices.get(line.productId) ?? 0, amount: line.amount }));
 }
 
 /** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
@@ -263,9 +282,12 @@ async function placeOrder(
       },
       fulfillment,
     );
+    // Refused before anything is written, at the catalog's prices; checked again on the prices actually taken
+    // (a concurrent price change in between).
+    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items), deliveryPrice);
     const items = await takeStock(db, storefront.id, input.items);
+    checkOrderTotals(items, deliveryPrice);
     const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
-    checkOrderTotals(items, subtotal, money(subtotal + deliveryPrice));
     const [counter] = await db
       .update(storefronts)
       .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
