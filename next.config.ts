@@ -16,11 +16,12 @@ const nextConfig: NextConfig = {
   async redirects() {
     return [{ source: "/:path((?!v1(?:/|$)).*[^/])/", destination: "/:path", permanent: true }];
   },
-  // Every /v1 path goes to the catch-all route as `/v1`, so Next never decodes its segments itself: a malformed
-  // percent-encoding (`%ZZ`) would otherwise fail in Next's route matcher with a bare-text 500 before the
-  // pipeline runs. The handler still sees the request's own URL; the router decodes it (server/http/router.ts).
+  // A /v1 path with a percent sign goes to the catch-all route as `/v1`, so Next never decodes its segments
+  // itself: a malformed percent-encoding (`%ZZ`) would otherwise fail in Next's route matcher with a bare-text
+  // 500 before the pipeline runs. The handler still sees the request's own URL; the router decodes it
+  // (server/http/router.ts). Only paths with `%`: a rewrite costs about 10% of the CPU of a /v1 request.
   async rewrites() {
-    return { beforeFiles: [{ source: "/v1/:path+", destination: "/v1" }], afterFiles: [], fallback: [] };
+    return { beforeFiles: [{ source: "/v1/:path(.*%.*)", destination: "/v1" }], afterFiles: [], fallback: [] };
   },
 };
 

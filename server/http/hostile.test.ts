@@ -240,6 +240,32 @@ describe("hostile input: the table of issue 18, row by row", () => {
     expect((await order([{ productId: made.productId, amount: 1 }])).status).toBe(201);
   });
 
+  it("row 5, integers: stock a cancelled order puts back stays within its 32-bit column", async () => {
+    const user = { key: merchant.userKey };
+    const made = await createStorefrontWithProduct(merchant.userKey, { stock: 10 });
+    const placed = await call<{ order: { id: string } }>(
+      "POST",
+      `/v1/storefronts/${made.storefrontId}/orders`,
+      {
+        ...user,
+        body: {
+          items: [{ productId: made.productId, amount: 5 }],
+          customer: { name: "Ana", phone: "5551234" },
+          paymentMethod: { name: "cash" },
+        },
+      },
+    );
+    const product = `/v1/storefronts/${made.storefrontId}/products/${made.productId}`;
+    expect((await call("PATCH", product, { ...user, body: { stock: 2_147_483_647 } })).status).toBe(200);
+    const cancelled = await call("PATCH", `/v1/orders/${placed.body.order.id}`, {
+      ...user,
+      body: { orderStatus: "cancelled" },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const read = await call<{ product: { stock: number } }>("GET", product, user);
+    expect(read.body.product.stock).toBe(2_147_483_647);
+  });
+
   it("row 6: a trailing slash or an empty segment is 404 route_not_found in the envelope, never a redirect", async () => {
     for (const path of [
       "/v1/storefronts/",

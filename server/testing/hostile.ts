@@ -134,6 +134,12 @@ const IF_MATCH_VALUES = [
   "garbage",
   "9999-12-31T23:59:59.999Z",
 ];
+const CONTENT_TYPES = [
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "",
+];
 const ACCEPT_LANGUAGES = ["en", "es", "pt", "pt-BR,pt;q=0.9", "fr", "es;q=0.1, pt;q=0.9", "*", ";;;,q=x"];
 
 /** Every operation of the document with its method and path template. */
@@ -330,13 +336,15 @@ function requestHeaders(
       idempotencyKey,
       language: fc.option(fc.constantFrom(...ACCEPT_LANGUAGES), { nil: undefined }),
       ifMatch: sometimes(fc.constantFrom(...IF_MATCH_VALUES), 6),
+      contentType: sometimes(fc.constantFrom(...CONTENT_TYPES), 10),
     })
-    .map(({ authorization: auth, idempotencyKey: key, language, ifMatch }) => {
+    .map(({ authorization: auth, idempotencyKey: key, language, ifMatch, contentType }) => {
       const headers: Record<string, string> = {};
       if (auth.value !== undefined) headers.authorization = auth.value;
       if (key.value !== undefined) headers["idempotency-key"] = key.value;
       if (language !== undefined) headers["accept-language"] = language;
       if (ifMatch !== undefined) headers["if-match"] = ifMatch;
+      if (contentType !== undefined) headers["content-type"] = contentType;
       const notes = [auth.note, key.note, ifMatch ? `if-match ${ifMatch}` : ""].filter(Boolean);
       return { headers, note: notes.join(", ") };
     });
