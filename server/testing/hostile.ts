@@ -433,7 +433,9 @@ function hinted(name: string | undefined, fixtures: Partial<HostileFixtures>): f
   if (name === "email") return fc.nat().map((n) => `hostile-${n}@example.com`);
   if (name === "url") return fc.nat({ max: 999 }).map((n) => `https://hooks.example.com/h${n}`);
   if (name === "imageUrl" || name === "thumbnailUrl" || name === "logoUrl") {
-    return fc.constantFrom("https://img.example.com/a.png", "http://img.example.com/b.jpg");
+    // Private addresses: the image task refuses them without a DNS lookup, so none is still running when the
+    // run ends (and its database closes).
+    return fc.constantFrom("https://10.0.0.1/a.png", "http://192.168.0.1/b.jpg");
   }
   if (name === "version") return fc.constantFrom("2026-05-12", "1999-01-01");
   if (name === "price" || name === "fixedPrice") {
