@@ -19,7 +19,7 @@ export type ErrorType =
 
 export type Language = "es" | "en" | "pt";
 
-type Messages = Record<Language, string>;
+export type Messages = Record<Language, string>;
 
 type CatalogueEntry = { status: number; type: ErrorType; recoverable: boolean; messages: Messages };
 
@@ -291,8 +291,12 @@ export type AppErrorOptions = {
   param?: string | null;
   /** Replaces the catalogue message (already localized by the caller) when the detail matters. */
   message?: Partial<Record<Language, string>>;
-  /** Appended to the catalogue message in every language: the specific detail (e.g. a field's problem). */
-  detail?: string;
+  /**
+   * Appended to the catalogue message: the specific detail (e.g. a field's problem), by language. A language the
+   * detail lacks gets the whole message in one the detail has (English first), and a plain string is English
+   * only: a message never mixes two languages (docs/api.md, "Hostile and malformed input").
+   */
+  detail?: string | Partial<Messages>;
   retryAfterMs?: number | null;
   nextActions?: NextAction[];
   upgrade?: Upgrade | null;
@@ -307,7 +311,11 @@ export class AppError extends Error {
   readonly options: AppErrorOptions;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(`${code}${options.detail ? `: ${options.detail}` : ""}`);
+    const detail =
+      typeof options.detail === "string"
+        ? options.detail
+        : (options.detail?.en ?? Object.values(options.detail ?? {})[0]);
+    super(`${code}${detail ? `: ${detail}` : ""}`);
     this.name = "AppError";
     this.code = code;
     this.options = options;
@@ -341,8 +349,18 @@ export function pickLanguage(acceptLanguage: string | null | undefined): Languag
 }
 
 export function messageFor(error: AppError, language: Language): string {
-  const base = error.options.message?.[language] ?? ERROR_CATALOGUE[error.code].messages[language];
-  return error.options.detail ? `${base} ${error.options.detail}` : base;
+  const [lang, detail] = detailFor(error.options.detail, language);
+  const base = error.options.message?.[lang] ?? ERROR_CATALOGUE[error.code].messages[lang];
+  return detail ? `${base} ${detail}` : base;
+}
+
+/** The language the whole message is written in, and the detail in that language. */
+function detailFor(detail: AppErrorOptions["detail"], language: Language): [Language, string | undefined] {
+  if (detail === undefined) return [language, undefined];
+  if (typeof detail === "string") return ["en", detail];
+  const available =
+    detail[language] !== undefined ? language : (["en", "es", "pt"] as const).find((l) => detail[l]);
+  return available ? [available, detail[available]] : [language, undefined];
 }
 
 /** The error envelope (docs/api.md, "Errors"): every non-2xx REST answer has exactly this shape. */

@@ -34,10 +34,18 @@ export function parseArg<S extends z.ZodType>(
 function underArgument(error: AppError, argument: string): AppError {
   const param = error.options.param;
   const named = !param ? argument : param.startsWith("[") ? `${argument}${param}` : `${argument}.${param}`;
+  // The detail starts with the field's path in every language: name the argument there too.
+  const rename = (text: string) =>
+    param && text.startsWith(param) ? `${named}${text.slice(param.length)}` : text;
+  const original = error.options.detail;
   const detail =
-    param && error.options.detail?.startsWith(param)
-      ? `${named}${error.options.detail.slice(param.length)}`
-      : error.options.detail;
+    original === undefined
+      ? undefined
+      : typeof original === "string"
+        ? rename(original)
+        : Object.fromEntries(
+            Object.entries(original).map(([lang, text]) => [lang, text ? rename(text) : text]),
+          );
   return new AppError(error.code, { ...error.options, param: named, detail });
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { localizedError, pathId, text } from "@/server/validation";
 
 /** The order statuses and their transitions (docs/api.md, "Orders"). */
 export const ORDER_STATUSES = [
@@ -14,7 +15,7 @@ export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
 export const CustomStatus = z
-  .strictObject({ id: z.string().min(1).max(50), label: z.string().min(1).max(100) })
+  .strictObject({ id: text({ min: 1, max: 50 }), label: text({ min: 1, max: 100 }) })
   .meta({ id: "OrderCustomStatus", description: "A merchant's own status name shown to customers." });
 export type CustomStatus = z.infer<typeof CustomStatus>;
 
@@ -35,17 +36,17 @@ export const CreateOrderInput = z
     items: z
       .array(
         z.strictObject({
-          productId: z.string().min(1).max(64),
+          productId: text({ min: 1, max: 64 }),
           amount: z.number().int().min(1).max(1000),
         }),
       )
       .min(1)
       .max(100),
     customer: z.strictObject({
-      name: z.string().trim().min(1).max(200),
-      phone: z.string().trim().min(3).max(40),
+      name: text().trim().min(1).max(200),
+      phone: text().trim().min(3).max(40),
     }),
-    paymentMethod: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+    paymentMethod: z.strictObject({ name: text().trim().min(1).max(100) }),
     fulfillment: Fulfillment.optional().meta({ description: "Default: pickup." }),
   })
   .meta({ id: "CreateOrderInput" });
@@ -55,7 +56,11 @@ export type CreateOrderInput = z.infer<typeof CreateOrderInput>;
 export const UpdateOrderInput = z
   .strictObject({ orderStatus: OrderStatus.optional(), customStatus: CustomStatus.nullable().optional() })
   .refine((v) => v.orderStatus !== undefined || v.customStatus !== undefined, {
-    message: "Send orderStatus, customStatus or both.",
+    error: localizedError({
+      en: "Send orderStatus, customStatus or both.",
+      es: "Envía orderStatus, customStatus o ambos.",
+      pt: "Envie orderStatus, customStatus ou ambos.",
+    }),
   })
   .meta({ id: "UpdateOrderInput" });
 export type UpdateOrderInput = z.infer<typeof UpdateOrderInput>;
@@ -64,15 +69,15 @@ export type UpdateOrderInput = z.infer<typeof UpdateOrderInput>;
 export const PayOrderInput = z
   .strictObject({
     paymentMethod: z.strictObject({
-      id: z.string().min(1).max(100).optional(),
-      name: z.string().trim().min(1).max(100),
+      id: text({ min: 1, max: 100 }).optional(),
+      name: text().trim().min(1).max(100),
     }),
   })
   .meta({ id: "PayOrderInput" });
 export type PayOrderInput = z.infer<typeof PayOrderInput>;
 
-export const StorefrontOrdersParams = z.strictObject({ storefrontId: z.string().min(1).max(64) });
-export const OrderIdParams = z.strictObject({ orderId: z.string().min(1).max(64) });
+export const StorefrontOrdersParams = z.strictObject({ storefrontId: pathId("storefront_not_found") });
+export const OrderIdParams = z.strictObject({ orderId: pathId("order_not_found") });
 
 export const OrderDto = z
   .object({

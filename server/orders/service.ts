@@ -9,6 +9,7 @@ import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
 import type { StorefrontRow } from "@/server/storefronts/dto";
+import { MAX_AMOUNT } from "@/server/storefronts/fields";
 import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { emitEvent } from "@/server/webhooks/events";
@@ -74,6 +75,54 @@ const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
   },
 };
 
+function transitionDetail(from: OrderStatus, to: OrderStatus) {
+  const allowed = ORDER_TRANSITIONS[from].join(", ");
+  return {
+    en: `${from} -> ${to} is not allowed; from ${from}: ${allowed || "none (final)"}.`,
+    es: `${from} -> ${to} no está permitido; desde ${from}: ${allowed || "ninguno (final)"}.`,
+    pt: `${from} -> ${to} não é permitido; a partir de ${from}: ${allowed || "nenhum (final)"}.`,
+  };
+}
+
+/**
+ * Every amount of an order fits the numeric(14, 4) columns (MAX_AMOUNT, docs/api.md "Hostile and malformed
+ * input"): each line, the subtotal and the total. A line over it is 400 on `items[i].amount`, a sum on `items`.
+ */
+function checkOrderTotals(lines: Array<{ price: number; amount: number }>, deliveryPrice: number): void {
+  const tooLarge = (param: string) =>
+    new AppError("invalid_request", {
+      param,
+      detail: {
+        en: `${param}: the order's amounts must not exceed ${MAX_AMOUNT}.`,
+        es: `${param}: los importes del pedido no deben superar ${MAX_AMOUNT}.`,
+        pt: `${param}: os valores do pedido não devem ultrapassar ${MAX_AMOUNT}.`,
+      },
+    });
+  const line = lines.findIndex((item) => money(item.price * item.amount) > MAX_AMOUNT);
+  if (line >= 0) throw tooLarge(`items[${line}].amount`);
+  const subtotal = money(lines.reduce((sum, item) => sum + item.price * item.amount, 0));
+  if (subtotal > MAX_AMOUNT || money(subtotal + deliveryPrice) > MAX_AMOUNT) throw tooLarge("items");
+}
+
+/** The order's lines at the catalog's current prices (a product not found counts 0: taking stock refuses it). */
+async function linesAtCatalogPrices(
+  db: Db,
+  storefrontId: string,
+  lines: CreateOrderInput["items"],
+): Promise<Array<{ price: number; amount: number }>> {
+  const rows = await db
+    .select({ id: products.id, price: products.price, salePrice: products.salePrice })
+    .from(products)
+    .where(
+      and(
+        inArray(products.id, [...new Set(lines.map((line) => line.productId))]),
+        eq(products.storefrontId, storefrontId),
+      ),
+    );
+  const prices = new Map(rows.map((row) => [row.id, money(row.salePrice ?? row.price)]));
+  return lines.map((line) => ({ price: prices.get(line.productId) ?? 0, amount: line.amount }));
+}
+
 /** Money is kept to 4 decimals, computed in integers of 1/10,000 so sums do not drift. */
 function money(value: number): number {
   return Math.round(value * 10_000) / 10_000;
@@ -123,7 +172,11 @@ export function deliveryPriceFor(
     if (settings.pickup === false) {
       throw new AppError("invalid_request", {
         param: "fulfillment.type",
-        detail: "This storefront does not offer pickup.",
+        detail: {
+          en: "This storefront does not offer pickup.",
+          es: "Esta tienda no ofrece recogida.",
+          pt: "Esta loja não oferece retirada.",
+        },
       });
     }
     return 0;
@@ -132,7 +185,11 @@ export function deliveryPriceFor(
     if (settings.dineIn === false) {
       throw new AppError("invalid_request", {
         param: "fulfillment.type",
-        detail: "This storefront does not offer dine-in.",
+        detail: {
+          en: "This storefront does not offer dine-in.",
+          es: "Esta tienda no ofrece consumo en el local.",
+          pt: "Esta loja não oferece consumo no local.",
+        },
       });
     }
     return 0;
@@ -141,7 +198,11 @@ export function deliveryPriceFor(
   if (!delivery?.enabled) {
     throw new AppError("invalid_request", {
       param: "fulfillment.type",
-      detail: "This storefront does not deliver.",
+      detail: {
+        en: "This storefront does not deliver.",
+        es: "Esta tienda no hace entregas a domicilio.",
+        pt: "Esta loja não faz entregas.",
+      },
     });
   }
   if (delivery.type === "fixed") return money(delivery.fixedPrice ?? 0);
@@ -149,7 +210,11 @@ export function deliveryPriceFor(
   if (fulfillment.distanceKm === null) {
     throw new AppError("invalid_request", {
       param: "fulfillment.distanceKm",
-      detail: "This storefront charges delivery by distance: send distanceKm.",
+      detail: {
+        en: "This storefront charges delivery by distance: send distanceKm.",
+        es: "Esta tienda cobra la entrega por distancia: envía distanceKm.",
+        pt: "Esta loja cobra a entrega por distância: envie distanceKm.",
+      },
     });
   }
   const distance = fulfillment.distanceKm;
@@ -159,7 +224,11 @@ export function deliveryPriceFor(
   if (!range) {
     throw new AppError("invalid_request", {
       param: "fulfillment.distanceKm",
-      detail: "The address is outside the delivery area.",
+      detail: {
+        en: "The address is outside the delivery area.",
+        es: "La dirección está fuera de la zona de entrega.",
+        pt: "O endereço está fora da área de entrega.",
+      },
     });
   }
   return money(range.price);
@@ -216,7 +285,11 @@ async function placeOrder(
       },
       fulfillment,
     );
+    // Refused before anything is written, at the catalog's prices; checked again on the prices actually taken
+    // (a concurrent price change in between).
+    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items), deliveryPrice);
     const items = await takeStock(db, storefront.id, input.items);
+    checkOrderTotals(items, deliveryPrice);
     const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
     const [counter] = await db
       .update(storefronts)
@@ -301,7 +374,11 @@ async function takeStock(
       if (!exists) throw new AppError("product_not_found", { param: `items[${index}].productId` });
       throw new AppError("insufficient_stock", {
         param: `items[${index}].amount`,
-        detail: `Only ${exists.stock ?? 0} left.`,
+        detail: {
+          en: `Only ${exists.stock ?? 0} left.`,
+          es: `Solo quedan ${exists.stock ?? 0}.`,
+          pt: `Restam apenas ${exists.stock ?? 0}.`,
+        },
       });
     }
     taken.set(productId, { title: row.title, price: money(row.salePrice ?? row.price) });
@@ -350,7 +427,7 @@ export async function updateOrderStatus(
     if (nextStatus !== previousStatus && !ORDER_TRANSITIONS[previousStatus].includes(nextStatus)) {
       throw new AppError("invalid_order_transition", {
         param: "orderStatus",
-        detail: `${previousStatus} -> ${nextStatus} is not allowed; from ${previousStatus}: ${ORDER_TRANSITIONS[previousStatus].join(", ") || "none (final)"}.`,
+        detail: transitionDetail(previousStatus, nextStatus),
       });
     }
     const nextCustom =
@@ -397,7 +474,8 @@ async function restock(db: Db, order: OrderRow): Promise<void> {
   for (const item of order.items as OrderItem[]) {
     await db
       .update(products)
-      .set({ stock: sql`${products.stock} + ${item.amount}` })
+      // A stock raised meanwhile to the column's maximum stays there rather than overflow the integer.
+      .set({ stock: sql`least(${products.stock}::bigint + ${item.amount}, 2147483647)::int` })
       .where(and(eq(products.id, item.productId), sql`${products.stock} is not null`));
   }
 }
@@ -420,7 +498,11 @@ export async function payOrder(
     if (before.orderStatus === "cancelled") {
       throw new AppError("invalid_order_transition", {
         param: "orderId",
-        detail: "A cancelled order cannot be paid.",
+        detail: {
+          en: "A cancelled order cannot be paid.",
+          es: "Un pedido cancelado no se puede pagar.",
+          pt: "Um pedido cancelado não pode ser pago.",
+        },
       });
     }
     const paymentMethod = { id: input.paymentMethod.id ?? newId("pay"), name: input.paymentMethod.name };

@@ -94,7 +94,7 @@ describe("product services", () => {
           requiredPlan: "PRO",
           upgradeUrl: "http://localhost:3000/dashboard/billing?plan=PRO",
         },
-        detail: "The plan FREE_NEW allows 2000 products.",
+        detail: expect.objectContaining({ en: "The plan FREE_NEW allows 2000 products." }),
       })),
     );
     await expect(createProduct(ctx, { storefrontId, product: manifest({}) })).rejects.toMatchObject({

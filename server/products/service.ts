@@ -96,8 +96,17 @@ function overLimitRejections(indexes: number[], plan: Plan, path: string): Rejec
     code: "products_over_limit",
     param: `${path}[${index}]`,
     upgrade: upgradeFor(plan),
-    detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+    detail: productLimitDetail(plan),
   }));
+}
+
+function productLimitDetail(plan: Plan) {
+  const limit = PLAN_LIMITS[plan].products;
+  return {
+    en: `The plan ${plan} allows ${limit} products.`,
+    es: `El plan ${plan} permite ${limit} productos.`,
+    pt: `O plano ${plan} permite ${limit} produtos.`,
+  };
 }
 
 /**
@@ -251,7 +260,7 @@ export function planProductCreate(
       const plan = account?.plan ?? "FREE_NEW";
       throw new AppError("plan_max_products_reached", {
         upgrade: upgradeFor(plan),
-        detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+        detail: productLimitDetail(plan),
       });
     }
     scheduleImageProcessing(ctx, [row]);
@@ -376,7 +385,11 @@ export async function updateProduct(
       const param = input.salePrice !== undefined ? "salePrice" : "price";
       throw new AppError("invalid_request", {
         param,
-        detail: `${param}: salePrice (${salePrice}) must be below price (${price}).`,
+        detail: {
+          en: `${param}: salePrice (${salePrice}) must be below price (${price}).`,
+          es: `${param}: salePrice (${salePrice}) debe ser menor que price (${price}).`,
+          pt: `${param}: salePrice (${salePrice}) deve ser menor que price (${price}).`,
+        },
       });
     }
     const set: Partial<typeof products.$inferInsert> = { updatedAt: ctx.now() };

@@ -78,7 +78,11 @@ export async function createStorefront(
       if ((live?.n ?? 0) >= limit) {
         throw new AppError("plan_max_storefronts_reached", {
           upgrade: upgradeFor(account.plan),
-          detail: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+          detail: {
+            en: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+            es: `El plan ${account.plan} permite ${limit} tienda${limit === 1 ? "" : "s"}.`,
+            pt: `O plano ${account.plan} permite ${limit} loja${limit === 1 ? "" : "s"}.`,
+          },
         });
       }
       const [row] = await db
@@ -255,6 +259,9 @@ export type UpdateStorefrontArgs = {
   expectedUpdatedAt?: string | null;
 };
 
+const EARLIEST_IF_MATCH = Date.parse("0001-01-01T00:00:00.000Z");
+const LATEST_IF_MATCH = Date.parse("9999-12-31T23:59:59.999Z");
+
 /**
  * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH rules" 1-4). The
  * patch was validated whole before this runs (a `whatsapp` or `products` key is a 400 and nothing is written).
@@ -267,7 +274,10 @@ export async function updateStorefront(
 ): Promise<StorefrontDto> {
   const actor = authorize(ctx, "updateStorefront");
   const { storefrontId, patch } = input;
-  const expected = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  const parsed = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  // A date PostgreSQL's timestamptz cannot take as written (year 0, years past 9999) is not a timestamp either.
+  const expected =
+    parsed !== null && !(parsed >= EARLIEST_IF_MATCH && parsed <= LATEST_IF_MATCH) ? Number.NaN : parsed;
   let rows: StorefrontRow[];
   try {
     rows = (await patchStatementFor(ctx.db).execute({
@@ -289,12 +299,20 @@ export async function updateStorefront(
   if (patch.slug === null && current.published) {
     throw new AppError("invalid_request", {
       param: "slug",
-      detail: "slug: a published storefront keeps its slug; unpublish it first.",
+      detail: {
+        en: "slug: a published storefront keeps its slug; unpublish it first.",
+        es: "slug: una tienda publicada conserva su slug; despublícala primero.",
+        pt: "slug: uma loja publicada mantém seu slug; despublique-a primeiro.",
+      },
     });
   }
   throw new AppError("storefront_conflict", {
     param: "If-Match",
-    detail: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+    detail: {
+      en: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+      es: `El updatedAt de la tienda ahora es ${current.updatedAt.toISOString()}.`,
+      pt: `O updatedAt da loja agora é ${current.updatedAt.toISOString()}.`,
+    },
   });
 }
 

@@ -91,7 +91,11 @@ function normalizeEvents(scope: EndpointScope, events: EventType[] | undefined):
   if (refused)
     throw new AppError("invalid_request", {
       param: "subscribedEvents",
-      detail: `A ${scope} endpoint cannot subscribe to ${refused}; allowed: ${allowed.join(", ")}.`,
+      detail: {
+        en: `A ${scope} endpoint cannot subscribe to ${refused}; allowed: ${allowed.join(", ")}.`,
+        es: `Un endpoint ${scope} no puede suscribirse a ${refused}; permitidos: ${allowed.join(", ")}.`,
+        pt: `Um endpoint ${scope} não pode assinar ${refused}; permitidos: ${allowed.join(", ")}.`,
+      },
     });
   return unique;
 }
@@ -321,7 +325,11 @@ export async function sendTestEvent(
   if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
     throw new AppError("invalid_request", {
       param: "type",
-      detail: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
+      detail: {
+        en: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
+        es: `Un endpoint ${scope} solo recibe ${eventTypesFor(scope).join(", ")}.`,
+        pt: `Um endpoint ${scope} recebe apenas ${eventTypesFor(scope).join(", ")}.`,
+      },
     });
   const now = ctx.now();
   const emitted = await inTransaction(ctx.db, async (tx) => {
