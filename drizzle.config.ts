@@ -6,6 +6,7 @@ export default defineConfig({
     "./server/accounts/tables.ts",
     "./server/http/tables.ts",
     "./server/mail/tables.ts",
+    "./server/oauth/tables.ts",
     "./server/orders/tables.ts",
     "./server/products/tables.ts",
     "./server/sessions/tables.ts",

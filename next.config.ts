@@ -18,6 +18,35 @@ const nextConfig: NextConfig = {
   experimental: { isrFlushToDisk: false },
   pageExtensions: isBenchBuild ? ["bench.ts", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
+  // The OAuth consent page can never be framed by another site (clickjacking; docs/mcp.md, "Consent").
+  async headers() {
+    return [
+      {
+        source: "/dashboard/oauth/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
+  // /v1 never redirects (docs/api.md, "Hostile and malformed input"): a trailing slash reaches the router, which
+  // answers 404 `route_not_found` in the envelope. Every other path keeps Next's usual 308 to the path without it.
+  skipTrailingSlashRedirect: true,
+  async redirects() {
+    return [{ source: "/:path((?!v1(?:/|$)).*[^/])/", destination: "/:path", permanent: true }];
+  },
+  // A /v1 path with a percent sign goes to the catch-all route as `/v1`, so Next never decodes its segments
+  // itself: a malformed percent-encoding (`%ZZ`) would otherwise fail in Next's route matcher with a bare-text
+  // 500 before the pipeline runs. The handler still sees the request's own URL; the router decodes it
+  // (server/http/router.ts). Only paths with `%`: a rewrite costs about 10% of the CPU of a /v1 request.
+  async rewrites() {
+    return {
+      beforeFiles: [{ source: "/v1/:path(.*%.*)", destination: "/v1" }],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
 };
 
 export default nextConfig;

@@ -1,8 +1,13 @@
+import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
+
+// One graphql instance: the GraphQL libraries (loaded by Node) get graphql's CommonJS build, so our code must too
+// (vite would otherwise pick its ESM build, and graphql refuses types from "another module or realm").
+const graphqlEntry = createRequire(import.meta.url).resolve("graphql");
 
 // TEST_DB=postgres (default; a fresh database per test file on the local server) or TEST_DB=pglite.
 export default defineConfig({
-  resolve: { tsconfigPaths: true },
+  resolve: { tsconfigPaths: true, alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
     include: ["server/**/*.test.ts", "app/**/*.test.ts", "e2e/**/*.test.ts"],
     globalSetup: ["server/testing/global-setup.ts"],

@@ -16,14 +16,19 @@ import {
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
  * run, then every scenario. Prints req/s, p50, p99 and the ratios to the baselines; writes bench/results/.
- * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,storefront,webhooks picks scenarios.
+ * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks").split(",");
+const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp").split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
-  const serverEnv = { ...benchServerEnv(databaseUrl, path.resolve(".data/bench")), PORT: String(PORT) };
+  // APP_URL is where the bench reaches the server: /mcp answers only the host names it is configured with.
+  const serverEnv = {
+    ...benchServerEnv(databaseUrl, path.resolve(".data/bench")),
+    PORT: String(PORT),
+    APP_URL: `http://127.0.0.1:${PORT}`,
+  };
   const processes = [];
   try {
     if (process.env.BENCH_SKIP_BUILD !== "1") {
@@ -103,6 +108,8 @@ async function main(): Promise<void> {
       rows.push(...(await runScenario("./storefront", "runStorefrontBench", env)));
     }
     if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
+    if (only.includes("graphql")) rows.push(...(await runScenario("./graphql", "runGraphQLBench", env)));
+    if (only.includes("mcp")) rows.push(...(await runScenario("./mcp", "runMcpBench", env)));
 
     process.stdout.write("\n");
     printFigures(rows);

@@ -106,3 +106,27 @@ export async function launchBrowser(): Promise<Browser> {
     ],
   });
 }
+
+/**
+ * Runs the CLI beside `server` (asynchronously: a blocked event loop lets the server close an idle keep-alive
+ * socket that the next fetch would then reuse). Prints one JSON object, returned parsed.
+ */
+export function runCli(
+  server: NextServer,
+  args: string[],
+): Promise<{ status: number | null; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.resolve("node_modules/.bin/tsx"), ["server/cli/main.ts", ...args], {
+      env: server.env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (status) =>
+      resolve({ status, json: JSON.parse(stdout.trim() || "{}") as Record<string, unknown> }),
+    );
+  });
+}

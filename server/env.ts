@@ -9,6 +9,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().positive().default(3000),
   APP_URL: z.url().default("http://localhost:3000"),
+  /** Where the MCP server is reached (docs/mcp.md, "Endpoints"); default `{APP_URL}/mcp`. */
+  MCP_URL: z.url().optional(),
   DOCS_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   /** postgres.js pool size per process. */
@@ -39,7 +41,7 @@ const EnvSchema = z.object({
   TOS_PUBLISHED_AT: z.iso.datetime({ offset: true }).default("2026-05-12T00:00:00Z"),
 });
 
-export type Env = z.infer<typeof EnvSchema> & { DOCS_URL: string };
+export type Env = z.infer<typeof EnvSchema> & { DOCS_URL: string; MCP_URL: string };
 
 let cached: Env | undefined;
 
@@ -55,6 +57,8 @@ export function env(): Env {
     ...parsed.data,
     APP_URL: appUrl,
     DOCS_URL: (parsed.data.DOCS_URL ?? `${appUrl}/docs`).replace(/\/$/, ""),
+    // The MCP URL is the OAuth resource identifier: kept exactly as configured, without a trailing slash.
+    MCP_URL: (parsed.data.MCP_URL ?? `${appUrl}/mcp`).replace(/\/$/, ""),
   };
   return cached;
 }

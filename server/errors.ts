@@ -19,7 +19,7 @@ export type ErrorType =
 
 export type Language = "es" | "en" | "pt";
 
-type Messages = Record<Language, string>;
+export type Messages = Record<Language, string>;
 
 type CatalogueEntry = { status: number; type: ErrorType; recoverable: boolean; messages: Messages };
 
@@ -260,6 +260,33 @@ export const ERROR_CATALOGUE = {
     es: "La solicitud vino de otro sitio y fue rechazada.",
     pt: "A solicitação veio de outro site e foi recusada.",
   }),
+  // GraphQL (docs/graphql.md, "Limits"): refused before it runs.
+  query_too_complex: entry(400, "invalid_request", false, {
+    en: "The GraphQL query is over a limit (depth, cost, aliases, tokens or directives).",
+    es: "La consulta GraphQL supera un límite (profundidad, coste, alias, tokens o directivas).",
+    pt: "A consulta GraphQL ultrapassa um limite (profundidade, custo, aliases, tokens ou diretivas).",
+  }),
+  // MCP and OAuth (server/mcp, server/oauth; docs/mcp.md).
+  invalid_token: entry(401, "auth", false, {
+    en: "The access token is invalid, has expired or was revoked. Authorize the app again.",
+    es: "El token de acceso no es válido, caducó o fue revocado. Vuelve a autorizar la aplicación.",
+    pt: "O token de acesso é inválido, expirou ou foi revogado. Autorize o aplicativo novamente.",
+  }),
+  host_not_allowed: entry(403, "auth", false, {
+    en: "The request was sent to a host name this server does not answer for.",
+    es: "La solicitud se envió a un nombre de host al que este servidor no responde.",
+    pt: "A solicitação foi enviada a um nome de host ao qual este servidor não responde.",
+  }),
+  oauth_request_expired: entry(400, "invalid_request", false, {
+    en: "This authorization request has expired or was already answered. Start again from the app.",
+    es: "Esta solicitud de autorización caducó o ya fue respondida. Vuelve a empezar desde la aplicación.",
+    pt: "Esta solicitação de autorização expirou ou já foi respondida. Comece de novo pelo aplicativo.",
+  }),
+  connected_app_not_found: entry(404, "not_found", false, {
+    en: "No connected app was found with that client id.",
+    es: "No se encontró ninguna aplicación conectada con ese client id.",
+    pt: "Nenhum aplicativo conectado foi encontrado com esse client id.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -275,8 +302,12 @@ export type AppErrorOptions = {
   param?: string | null;
   /** Replaces the catalogue message (already localized by the caller) when the detail matters. */
   message?: Partial<Record<Language, string>>;
-  /** Appended to the catalogue message in every language: the specific detail (e.g. a field's problem). */
-  detail?: string;
+  /**
+   * Appended to the catalogue message: the specific detail (e.g. a field's problem), by language. A language the
+   * detail lacks gets the whole message in one the detail has (English first), and a plain string is English
+   * only: a message never mixes two languages (docs/api.md, "Hostile and malformed input").
+   */
+  detail?: string | Partial<Messages>;
   retryAfterMs?: number | null;
   nextActions?: NextAction[];
   upgrade?: Upgrade | null;
@@ -291,7 +322,11 @@ export class AppError extends Error {
   readonly options: AppErrorOptions;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(`${code}${options.detail ? `: ${options.detail}` : ""}`);
+    const detail =
+      typeof options.detail === "string"
+        ? options.detail
+        : (options.detail?.en ?? Object.values(options.detail ?? {})[0]);
+    super(`${code}${detail ? `: ${detail}` : ""}`);
     this.name = "AppError";
     this.code = code;
     this.options = options;
@@ -325,8 +360,18 @@ export function pickLanguage(acceptLanguage: string | null | undefined): Languag
 }
 
 export function messageFor(error: AppError, language: Language): string {
-  const base = error.options.message?.[language] ?? ERROR_CATALOGUE[error.code].messages[language];
-  return error.options.detail ? `${base} ${error.options.detail}` : base;
+  const [lang, detail] = detailFor(error.options.detail, language);
+  const base = error.options.message?.[lang] ?? ERROR_CATALOGUE[error.code].messages[lang];
+  return detail ? `${base} ${detail}` : base;
+}
+
+/** The language the whole message is written in, and the detail in that language. */
+function detailFor(detail: AppErrorOptions["detail"], language: Language): [Language, string | undefined] {
+  if (detail === undefined) return [language, undefined];
+  if (typeof detail === "string") return ["en", detail];
+  const available =
+    detail[language] !== undefined ? language : (["en", "es", "pt"] as const).find((l) => detail[l]);
+  return available ? [available, detail[available]] : [language, undefined];
 }
 
 /** The error envelope (docs/api.md, "Errors"): every non-2xx REST answer has exactly this shape. */

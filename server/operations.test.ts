@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
-import { bootstrapUser, getMe, issueUserKey } from "@/server/accounts/service";
+import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";
@@ -9,6 +9,7 @@ import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { API_ROUTES } from "@/server/http/routes";
+import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
 import {
@@ -25,6 +26,7 @@ import {
   getStorefront,
   getStorefrontSettings,
   listStorefronts,
+  loadBootstrappedUserStorefronts,
   publishStorefront,
   unpublishStorefront,
   updateStorefront,
@@ -52,6 +54,7 @@ const ANY = {} as never;
 const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unknown>> = {
   bootstrapUser: (ctx) => bootstrapUser(ctx, ANY),
   issueUserKey: (ctx) => issueUserKey(ctx, ANY),
+  listBootstrappedUsers: (ctx) => listBootstrappedUsers(ctx, ANY),
   getMe: (ctx) => getMe(ctx),
   verifyEmail: (ctx) => verifyEmail(ctx, ANY),
   resendVerification: (ctx) => resendVerification(ctx),
@@ -66,6 +69,7 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   unpublishStorefront: (ctx) => unpublishStorefront(ctx, ANY),
   getStorefrontSettings: (ctx) => getStorefrontSettings(ctx, ANY),
   updateStorefrontSettings: (ctx) => updateStorefrontSettings(ctx, ANY),
+  listBootstrappedUserStorefronts: (ctx) => loadBootstrappedUserStorefronts(ctx, ANY),
   createProduct: (ctx) => createProduct(ctx, ANY),
   createProductsBatch: (ctx) => createProducts(ctx, ANY),
   listProducts: (ctx) => listProducts(ctx, ANY),
@@ -87,6 +91,10 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   getOrder: (ctx) => getOrder(ctx, ANY),
   updateOrderStatus: (ctx) => updateOrderStatus(ctx, ANY),
   payOrder: (ctx) => payOrder(ctx, ANY),
+  reviewOAuthConsent: (ctx) => getConsentRequest(ctx, ANY),
+  decideOAuthConsent: (ctx) => decideConsent(ctx, ANY),
+  listConnectedApps: (ctx) => listConnectedApps(ctx),
+  disconnectApp: (ctx) => disconnectApp(ctx, ANY),
 };
 
 /** A body each REST operation accepts, so the request gets past validation to the scope check. */

@@ -1,6 +1,7 @@
 import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
 import type { Scope } from "@/server/accounts/scopes";
 import type { ViaType } from "@/server/context";
+import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
 import { PRODUCT_OPERATIONS } from "@/server/products/operations";
 import { STOREFRONT_OPERATIONS } from "@/server/storefronts/operations";
@@ -29,6 +30,7 @@ export const OPERATIONS = {
   ...PRODUCT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...ORDER_OPERATIONS,
+  ...OAUTH_OPERATIONS,
 } satisfies Record<string, OperationDefinition>;
 
 export type OperationName = keyof typeof OPERATIONS;

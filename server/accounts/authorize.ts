@@ -1,5 +1,5 @@
 import { type Actor, requireActor, type ServiceContext } from "@/server/context";
-import { AppError } from "@/server/errors";
+import { AppError, type Messages } from "@/server/errors";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { assertTermsAcceptedForWrite } from "./terms";
 
@@ -19,7 +19,7 @@ export function authorizeActor(actor: Actor, operation: OperationName): Actor {
   if (actor.accountStatus === "cancelled") throw new AppError("account_cancelled");
   if (definition.via && !definition.via.includes(actor.via.type)) {
     throw new AppError("insufficient_scope", {
-      detail: `${operation} is not available to ${describeVia(actor)}.`,
+      detail: notAvailableTo(operation, actor),
       requiredScopes: [...definition.scopes],
       heldScopes: actor.scopes,
     });
@@ -32,8 +32,22 @@ export function authorizeActor(actor: Actor, operation: OperationName): Actor {
   return actor;
 }
 
-function describeVia(actor: Actor): string {
-  if (actor.via.type === "session") return "a dashboard session";
-  if (actor.via.type === "oauth") return "an OAuth-connected app";
-  return actor.kind === "developer" ? "a developer key" : "a user key";
+function notAvailableTo(operation: string, actor: Actor): Messages {
+  const who =
+    actor.via.type === "session"
+      ? { en: "a dashboard session", es: "una sesión del panel", pt: "uma sessão do painel" }
+      : actor.via.type === "oauth"
+        ? {
+            en: "an OAuth-connected app",
+            es: "una app conectada por OAuth",
+            pt: "um app conectado por OAuth",
+          }
+        : actor.kind === "developer"
+          ? { en: "a developer key", es: "una clave de desarrollador", pt: "uma chave de desenvolvedor" }
+          : { en: "a user key", es: "una clave de usuario", pt: "uma chave de usuário" };
+  return {
+    en: `${operation} is not available to ${who.en}.`,
+    es: `${operation} no está disponible para ${who.es}.`,
+    pt: `${operation} não está disponível para ${who.pt}.`,
+  };
 }

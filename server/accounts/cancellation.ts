@@ -85,7 +85,11 @@ export async function cancelOwnAccount(ctx: ServiceContext): Promise<{ id: strin
   const actor = authorize(ctx, "cancelAccount");
   if (actor.kind !== "user") {
     throw new AppError("insufficient_scope", {
-      detail: "Only a user key can cancel its account; developer accounts are closed from the dashboard.",
+      detail: {
+        en: "Only a user key can cancel its account; developer accounts are closed from the dashboard.",
+        es: "Solo una clave de usuario puede cancelar su cuenta; las cuentas de desarrollador se cierran desde el panel.",
+        pt: "Só uma chave de usuário pode cancelar sua conta; contas de desenvolvedor são encerradas pelo painel.",
+      },
       requiredScopes: ["catalog:write"],
       heldScopes: actor.scopes,
     });
@@ -151,7 +155,11 @@ export async function acceptCurrentTerms(
   if (version !== terms.version) {
     throw new AppError("invalid_request", {
       param: "version",
-      detail: `The current terms version is ${terms.version}.`,
+      detail: {
+        en: `The current terms version is ${terms.version}.`,
+        es: `La versión vigente de los términos es ${terms.version}.`,
+        pt: `A versão atual dos termos é ${terms.version}.`,
+      },
     });
   }
   await ctx.db

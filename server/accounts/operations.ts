@@ -7,6 +7,8 @@ export const ACCOUNT_OPERATIONS = {
   // "Operations").
   bootstrapUser: { scopes: [SCOPES.developerBootstrap], access: "write", via: ["api_key"] },
   issueUserKey: { scopes: [SCOPES.developerIssueUserKey], access: "write", via: ["api_key", "session"] },
+  // The accounts a developer's keys bootstrapped (GraphQL `Me.bootstrappedUsers`).
+  listBootstrappedUsers: { scopes: [SCOPES.developerRead], access: "read" },
   // The key's own identity and budget: a session has no key.
   getMe: { scopes: [], access: "read", via: ["api_key", "oauth"] },
   verifyEmail: { scopes: [SCOPES.meVerify], access: "write", via: ["api_key", "oauth"] },

@@ -25,7 +25,7 @@ export const accountRoutes = [
     auth: "key",
     body: BootstrapUserInput,
     responses: { 201: { description: "Account created", schema: BootstrapUserResponse } },
-    errors: [400, 401, 403, 409, 413, 429, 500, 503],
+    errors: ["email_taken"],
     handler: async (ctx, { body }) => ({ status: 201, body: await bootstrapUser(ctx, body) }),
   }),
   defineRoute({
@@ -38,7 +38,6 @@ export const accountRoutes = [
     params: UserIdParams,
     body: IssueUserKeyInput,
     responses: { 201: { description: "Key issued", schema: IssueUserKeyResponse } },
-    errors: [400, 401, 403, 404, 413, 429, 500, 503],
     handler: async (ctx, { params, body }) => ({
       status: 201,
       body: await issueUserKey(ctx, { ...params, ...body }),
@@ -53,7 +52,6 @@ export const accountRoutes = [
     auth: "key",
     query: z.strictObject({}),
     responses: { 200: { description: "Identity", schema: MeDto } },
-    errors: [401, 403, 429, 500, 503],
     handler: async (ctx) => ({ status: 200, body: await getMe(ctx) }),
   }),
   defineRoute({
@@ -68,7 +66,7 @@ export const accountRoutes = [
     idempotentInTransaction: false,
     body: VerifyEmailInput,
     responses: { 200: { description: "Verified; the identity as GET /v1/me", schema: MeDto } },
-    errors: [400, 401, 403, 413, 429, 500, 503],
+    errors: ["invalid_verification_code"],
     handler: async (ctx, { body }) => ({ status: 200, body: await verifyEmail(ctx, body) }),
   }),
   defineRoute({
@@ -85,7 +83,6 @@ export const accountRoutes = [
         schema: z.object({ status: z.enum(["sent", "already_verified", "throttled"]) }),
       },
     },
-    errors: [400, 401, 403, 429, 500, 503],
     handler: async (ctx) => ({ status: 202, body: await resendVerification(ctx) }),
   }),
   defineRoute({
@@ -99,7 +96,6 @@ export const accountRoutes = [
     responses: {
       200: { description: "Cancelled", schema: z.object({ id: z.string(), deleted: z.literal(true) }) },
     },
-    errors: [401, 403, 429, 500, 503],
     handler: async (ctx) => ({ status: 200, body: await cancelOwnAccount(ctx) }),
   }),
   defineRoute({
@@ -111,7 +107,6 @@ export const accountRoutes = [
     auth: "key",
     body: AcceptTermsInput,
     responses: { 200: { description: "Accepted", schema: z.object({ tosAcceptedVersion: z.string() }) } },
-    errors: [400, 401, 403, 429, 500, 503],
     handler: async (ctx, { body }) => ({ status: 200, body: await acceptCurrentTerms(ctx, body) }),
   }),
 ];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { localizedError, pathId, text } from "@/server/validation";
 
 export const Language = z.enum(["es", "en", "pt"]);
 export const Plan = z.enum(["FREE_NEW", "FREE_OLD", "PRO"]);
@@ -8,17 +9,17 @@ export type Plan = z.infer<typeof Plan>;
 export const BootstrapUserInput = z
   .strictObject({
     email: z.email().max(254),
-    name: z.string().min(1).max(200).nullish(),
+    name: text({ min: 1, max: 200 }).nullish(),
     language: Language.default("es"),
   })
   .meta({ id: "BootstrapUserInput" });
 export type BootstrapUserInput = z.infer<typeof BootstrapUserInput>;
 
-export const UserIdParams = z.strictObject({ userId: z.string().min(1).max(64) });
+export const UserIdParams = z.strictObject({ userId: pathId("user_not_found") });
 
 /** POST /v1/users/{userId}/keys */
 export const IssueUserKeyInput = z
-  .strictObject({ name: z.string().min(1).max(100).nullish() })
+  .strictObject({ name: text({ min: 1, max: 100 }).nullish() })
   .meta({ id: "IssueUserKeyInput" });
 export type IssueUserKeyInput = z.infer<typeof IssueUserKeyInput>;
 
@@ -91,10 +92,18 @@ export type MeDto = z.infer<typeof MeDto>;
 
 /** POST /v1/me/verify */
 export const VerifyEmailInput = z
-  .strictObject({ code: z.string().regex(/^\d{6}$/, "The code is the 6 digits from the mail.") })
+  .strictObject({
+    code: z.string().regex(/^\d{6}$/, {
+      error: localizedError({
+        en: "The code is the 6 digits from the mail.",
+        es: "El código son los 6 dígitos del correo.",
+        pt: "O código são os 6 dígitos do e-mail.",
+      }),
+    }),
+  })
   .meta({ id: "VerifyEmailInput" });
 
 /** POST /v1/me/accept-terms */
 export const AcceptTermsInput = z
-  .strictObject({ version: z.string().min(1).max(50) })
+  .strictObject({ version: text({ min: 1, max: 50 }) })
   .meta({ id: "AcceptTermsInput" });

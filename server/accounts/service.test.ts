@@ -3,7 +3,7 @@ import { latestVerificationCode } from "@/server/orders/testing";
 import { contextWith, oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
 import { BootstrapUserInput } from "./schema";
-import { bootstrapUser, getMe, issueUserKey } from "./service";
+import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./service";
 import { currentTerms } from "./terms";
 import { createDeveloper, uniqueEmail } from "./testing";
 import { verifyEmail } from "./verification";
@@ -83,5 +83,43 @@ describe("account services", () => {
     await expect(cancelOwnAccount(await contextWith(null))).rejects.toMatchObject({
       code: "missing_authorization",
     });
+  });
+});
+
+describe("a developer's bootstrapped users", () => {
+  it("lists the accounts its keys bootstrapped by id, page by page, and loads them by id", async () => {
+    const developer = await createDeveloper();
+    const other = await createDeveloper();
+    const ctx = await serviceContextFor(developer.key);
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push((await bootstrapUser(ctx, bootstrapInput())).user);
+    const strangers = await bootstrapUser(await serviceContextFor(other.key), bootstrapInput());
+
+    const first = await listBootstrappedUsers(ctx, { limit: 2 });
+    expect(first.data.map((u) => u.id)).toEqual([made[0]?.id, made[1]?.id]);
+    const second = await listBootstrappedUsers(ctx, { limit: 2, cursor: first.nextCursor ?? undefined });
+    expect(second).toEqual({ data: [made[2]], nextCursor: null });
+
+    const loaded = await loadBootstrappedUsers(ctx, {
+      userIds: [made[2]?.id ?? "", strangers.user.id, "usr_unknown", made[0]?.id ?? ""],
+    });
+    expect(loaded[0]).toEqual(made[2]);
+    expect(loaded[1]).toMatchObject({ code: "user_not_found", options: { param: "userId" } });
+    expect(loaded[2]).toMatchObject({ code: "user_not_found" });
+    expect(loaded[3]).toEqual(made[0]);
+  });
+
+  it("needs developer:read: a user key is refused, whatever the door", async () => {
+    const developer = await createDeveloper();
+    const { userKey, user } = await bootstrapUser(await serviceContextFor(developer.key), bootstrapInput());
+    for (const ctx of [await serviceContextFor(userKey), await sessionContextFor(user.id)]) {
+      await expect(listBootstrappedUsers(ctx, { limit: 20 })).rejects.toMatchObject({
+        code: "insufficient_scope",
+        options: { requiredScopes: ["developer:read"] },
+      });
+      await expect(loadBootstrappedUsers(ctx, { userIds: [user.id] })).rejects.toMatchObject({
+        code: "insufficient_scope",
+      });
+    }
   });
 });

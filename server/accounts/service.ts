@@ -1,12 +1,14 @@
 import { randomInt } from "node:crypto";
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, ne } from "drizzle-orm";
 import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { inRequestedOrder } from "@/server/lib/batch";
 import { sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
+import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import { authorize } from "./authorize";
 import { type AccountRow, type KeyDto, toKeyDto, toUserDto } from "./dto";
@@ -264,4 +266,51 @@ export async function setPlan(
     .returning({ id: accounts.id, plan: accounts.plan });
   if (!row) throw new AppError("user_not_found", { param: "email" });
   return { accountId: row.id, plan: row.plan };
+}
+
+/**
+ * The accounts the caller's developer keys bootstrapped, any status, ordered by id, cursor pagination (GraphQL
+ * `Me.bootstrappedUsers`); the same accounts `issueUserKey` accepts.
+ */
+export async function listBootstrappedUsers(ctx: ServiceContext, query: ListQuery): Promise<Page<UserDto>> {
+  const actor = authorize(ctx, "listBootstrappedUsers");
+  const after = decodeCursor(query.cursor, "usr");
+  const rows = await ctx.db
+    .select({ account: accounts })
+    .from(accounts)
+    .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+    .where(and(eq(apiKeys.accountId, actor.accountId), after ? gt(accounts.id, after) : undefined))
+    .orderBy(asc(accounts.id))
+    .limit(query.limit + 1);
+  return toPage(
+    rows.map((row) => row.account),
+    query.limit,
+    toUserDto,
+  );
+}
+
+/**
+ * Bootstrapped accounts by id in ONE statement (GraphQL `node`): per id, in order, the user, or 404
+ * `user_not_found` when no key of the caller's account bootstrapped it.
+ */
+export async function loadBootstrappedUsers(
+  ctx: ServiceContext,
+  input: { userIds: readonly string[] },
+): Promise<Array<UserDto | AppError>> {
+  const actor = authorize(ctx, "listBootstrappedUsers");
+  const rows =
+    input.userIds.length === 0
+      ? []
+      : await ctx.db
+          .select({ account: accounts })
+          .from(accounts)
+          .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+          .where(and(inArray(accounts.id, [...input.userIds]), eq(apiKeys.accountId, actor.accountId)));
+  return inRequestedOrder(
+    input.userIds,
+    rows.map((row) => row.account),
+    (row) => row.id,
+    toUserDto,
+    () => new AppError("user_not_found", { param: "userId" }),
+  );
 }

@@ -44,7 +44,11 @@ export async function verifyEmail(ctx: ServiceContext, input: { code: string }):
   if (!counted)
     throw new AppError("invalid_verification_code", {
       param: "code",
-      detail: "The account is already verified.",
+      detail: {
+        en: "The account is already verified.",
+        es: "La cuenta ya está verificada.",
+        pt: "A conta já está verificada.",
+      },
     });
   const isValid =
     counted.attempts <= MAX_VERIFICATION_ATTEMPTS &&

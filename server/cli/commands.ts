@@ -7,7 +7,7 @@ import { createServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { JOB_NAMES, runJob } from "@/server/jobs/registry";
-import { parseInput } from "@/server/validation";
+import { parseInput, text } from "@/server/validation";
 
 export const CLI_USAGE = `usage: npm run cli -- <command>
   dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60]
@@ -18,11 +18,11 @@ export const CLI_USAGE = `usage: npm run cli -- <command>
 
 const DevKeyCreate = z.strictObject({
   email: z.email(),
-  name: z.string().min(1).max(100).optional(),
+  name: text({ min: 1, max: 100 }).optional(),
   "daily-limit": z.coerce.number().int().min(1).max(10_000_000).optional(),
   rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
 });
-const DevKeyRevoke = z.strictObject({ id: z.string().regex(/^key_/) });
+const DevKeyRevoke = z.strictObject({ id: text().regex(/^key_/) });
 const PlanSet = z.strictObject({ email: z.email(), plan: Plan });
 
 const OPTION_NAMES = ["email", "name", "daily-limit", "rpm", "id", "plan"] as const;

@@ -2,6 +2,7 @@
 export * from "@/server/accounts/tables";
 export * from "@/server/http/tables";
 export * from "@/server/mail/tables";
+export * from "@/server/oauth/tables";
 export * from "@/server/orders/tables";
 export * from "@/server/products/tables";
 export * from "@/server/sessions/tables";

@@ -112,7 +112,6 @@ describe("error envelope on every error path", () => {
       auth: "none",
       body: z.object({}).passthrough(),
       responses: {},
-      errors: [400],
       handler: async () => ({ status: 200, body: {} }),
     });
     // What node:http hands over when the peer hangs up mid-body: a stream that errors with ECONNRESET.
@@ -146,7 +145,6 @@ describe("error envelope on every error path", () => {
       tags: [],
       auth: "none",
       responses: {},
-      errors: [500],
       handler: async () => {
         throw new Error("secret internals at /srv/app.ts:12");
       },

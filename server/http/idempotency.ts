@@ -3,9 +3,10 @@ import { type Db, queryRows } from "@/server/db/client";
 import { GroupCommit } from "@/server/db/group-commit";
 import type { StoredResponse } from "@/server/db/idempotency-record";
 import { isUniqueViolationOn } from "@/server/db/transaction";
-import { AppError } from "@/server/errors";
+import { AppError, type Language, type Messages } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
+import { isCleanText, NOT_TEXT_MESSAGES } from "@/server/validation";
 import { idempotencyKeys } from "./tables";
 
 /** docs/api.md, "Idempotency": kept 24 hours; keys up to 255 characters. */
@@ -26,8 +27,19 @@ export function validateIdempotencyKey(value: string): void {
   if (value.length === 0 || value.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     throw new AppError("invalid_request", {
       param: "Idempotency-Key",
-      detail: `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
+      detail: {
+        en: `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`,
+        es: `Idempotency-Key debe tener de 1 a ${IDEMPOTENCY_KEY_MAX_LENGTH} caracteres.`,
+        pt: `Idempotency-Key deve ter de 1 a ${IDEMPOTENCY_KEY_MAX_LENGTH} caracteres.`,
+      },
     });
+  }
+  if (!isCleanText(value)) {
+    const detail: Partial<Messages> = {};
+    for (const [language, message] of Object.entries(NOT_TEXT_MESSAGES)) {
+      detail[language as Language] = `Idempotency-Key: ${message}`;
+    }
+    throw new AppError("invalid_request", { param: "Idempotency-Key", detail });
   }
 }
 
@@ -78,6 +90,35 @@ export async function claimIdempotencyKey(
       body: existing.responseBody ? decryptSecret(existing.responseBody) : "",
       headers: existing.responseHeaders ?? {},
     },
+  };
+}
+
+/**
+ * The live record of (key, Idempotency-Key) without claiming it, for a request refused before its operation
+ * ran: null when there is none, or when a claim would take it over (older than 24 h, or an in-progress claim
+ * whose lease ran out). A different fingerprint is 409 `idempotency_key_reused`, as in `claimIdempotencyKey`;
+ * the same one answers the stored response when the first request finished (else null).
+ */
+export async function storedResponseFor(
+  db: Db,
+  keyId: string,
+  idempotencyKey: string,
+  fingerprint: string,
+  now: Date,
+): Promise<StoredResponse | null> {
+  const [existing] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idempotencyKey, idempotencyKey)));
+  if (!existing || existing.createdAt.getTime() < now.getTime() - IDEMPOTENCY_TTL_MS) return null;
+  if (existing.state === "in_progress" && existing.lockedUntil.getTime() < now.getTime()) return null;
+  if (existing.fingerprint !== fingerprint)
+    throw new AppError("idempotency_key_reused", { param: "Idempotency-Key" });
+  if (existing.state !== "done") return null;
+  return {
+    status: existing.responseStatus ?? 200,
+    body: existing.responseBody ? decryptSecret(existing.responseBody) : "",
+    headers: existing.responseHeaders ?? {},
   };
 }
 

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
-import { ErrorEnvelope } from "@/server/errors";
-import { isOperationName, OPERATIONS } from "@/server/operations";
-import type { AnyRoute } from "./route";
+import { ERROR_CATALOGUE, type ErrorCode, ErrorEnvelope } from "@/server/errors";
+import { isOperationName, OPERATIONS, type OperationDefinition } from "@/server/operations";
+import { notFoundCodeOf } from "@/server/validation";
+import { type AnyRoute, isIdempotentRoute } from "./route";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "Invalid request (`invalid_request`, `invalid_json`, ...)",
+  400: "Invalid request",
   401: "Missing or invalid API key",
   402: "A plan limit blocks the action (`upgrade` says how to lift it)",
   403: "Scope or account state does not allow the action",
@@ -18,6 +19,58 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: "Internal error",
   503: "Service unavailable",
 };
+
+/**
+ * Every error code an operation can answer, derived from its route, so the document cannot drift from what the
+ * pipeline does: every operation refuses unknown query parameters (400) and may fail (500, 503); a key
+ * (401, 403, 429, and the terms gate on writes); a body (400, 413); path ids (each one's 404); Idempotency-Key
+ * (400, 409); then the operation's own codes.
+ */
+export function errorCodesOf(route: AnyRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>(["invalid_request", "internal_error", "service_unavailable"]);
+  if (route.auth === "key") {
+    for (const code of AUTH_CODES) codes.add(code);
+    const operation: OperationDefinition | undefined = isOperationName(route.operationId)
+      ? OPERATIONS[route.operationId]
+      : undefined;
+    if (operation?.access === "write" && operation.termsGate !== false) codes.add("tos_not_accepted");
+    if (isIdempotentRoute(route)) for (const code of IDEMPOTENCY_CODES) codes.add(code);
+  }
+  if (route.body) for (const code of BODY_CODES) codes.add(code);
+  if (route.params instanceof z.ZodObject) {
+    for (const name of Object.keys(route.params.shape)) {
+      const notFound = notFoundCodeOf(route.params, name);
+      if (notFound) codes.add(notFound);
+    }
+  }
+  for (const code of route.errors ?? []) codes.add(code);
+  return [...codes];
+}
+
+const AUTH_CODES: ErrorCode[] = [
+  "missing_authorization",
+  "invalid_api_key",
+  "api_key_revoked",
+  "account_cancelled",
+  "insufficient_scope",
+  "rate_limit_exceeded",
+];
+const BODY_CODES: ErrorCode[] = ["invalid_json", "invalid_request", "payload_too_large"];
+const IDEMPOTENCY_CODES: ErrorCode[] = [
+  "invalid_request",
+  "idempotency_key_reused",
+  "idempotency_request_in_progress",
+];
+
+/** The codes of `errorCodesOf` grouped by their catalogue status. */
+export function errorStatusesOf(route: AnyRoute): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodesOf(route)) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+}
 
 /**
  * The OpenAPI 3.1 document (version 1.0.0), generated from the same zod schemas that validate requests, so
@@ -33,10 +86,11 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
         content: { "application/json": { schema: response.schema } },
       };
     }
-    for (const status of route.errors) {
+    for (const [status, codes] of errorStatusesOf(route)) {
       responses[`${status}` as `${1 | 2 | 3 | 4 | 5}${string}`] = {
-        description: ERROR_DESCRIPTIONS[status] ?? "Error",
+        description: `${ERROR_DESCRIPTIONS[status] ?? "Error"}. Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
         content: { "application/json": { schema: ErrorEnvelope } },
+        "x-error-codes": codes,
       };
     }
     // The scopes come from the one operations table (any one suffices); OpenAPI 3.1 lets a non-OAuth security
@@ -58,7 +112,7 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
     const requestParams: NonNullable<ZodOpenApiOperationObject["requestParams"]> = {};
     if (route.params) requestParams.path = route.params as z.ZodObject;
     if (route.query) requestParams.query = route.query as z.ZodObject;
-    if (route.method !== "GET" && route.auth === "key" && (route.idempotent ?? true)) {
+    if (route.auth === "key" && isIdempotentRoute(route)) {
       requestParams.header = z.object({
         "Idempotency-Key": z.string().max(255).optional().meta({
           description: "Retries of a mutation reuse the same key; the first result is replayed for 24 h.",

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
 import { dbReady, isDatabaseUnavailable } from "@/server/db/client";
@@ -6,7 +7,7 @@ import { AppError, isAppError, type Language, pickLanguage } from "@/server/erro
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { isOperationName } from "@/server/operations";
-import { parseInput } from "@/server/validation";
+import { parseInput, parsePathParams } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
   claimIdempotencyKey,
@@ -15,13 +16,17 @@ import {
   isIdempotencyKeyTaken,
   releaseIdempotencyKey,
   type StoredResponse,
+  storedResponseFor,
   validateIdempotencyKey,
 } from "./idempotency";
 import { authenticateAndCount } from "./rate-limit";
-import type { AnyRoute, Reply } from "./route";
+import { type AnyRoute, isIdempotentRoute, type Reply } from "./route";
 
 /** Bodies over 1 MiB get 413 before they are parsed (docs/api.md, "Request pipeline"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The query of an operation that declares none: any parameter is unknown, and refused by name. */
+const NO_QUERY = z.strictObject({});
 
 type RequestState = {
   requestId: string;
@@ -53,7 +58,7 @@ export function newRequestState(request: Request, now: () => Date = () => new Da
 export async function runPipeline(
   route: AnyRoute,
   request: Request,
-  pathParams: Record<string, string>,
+  pathParams: Record<string, string | undefined>,
   state: RequestState,
 ): Promise<Response> {
   try {
@@ -72,19 +77,37 @@ export async function runPipeline(
       }
     }
 
-    const rawBody = route.body ? await readBody(request) : "";
-    const body = route.body ? parseJson(rawBody) : undefined;
-    const query = Object.fromEntries(state.url.searchParams);
-    const input = {
-      params: route.params ? parseInput(route.params, pathParams, state.language) : pathParams,
-      query: route.query ? parseInput(route.query, query, state.language) : query,
-      body: route.body ? parseInput(route.body, body, state.language) : undefined,
-      headers: request.headers,
-    };
+    const idempotencyKey = request.headers.get("idempotency-key");
+    const key = actor ? actorKey(actor) : null;
+    const isIdempotent = key !== null && idempotencyKey !== null && isIdempotentRoute(route);
+    if (isIdempotent) validateIdempotencyKey(idempotencyKey);
 
-    // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
-    // request stores nothing; the service checks it again, which costs nothing.
-    if (actor && isOperationName(route.operationId)) authorizeActor(actor, route.operationId);
+    const rawBody = route.body ? await readBody(request) : "";
+    let input: Parameters<AnyRoute["handler"]>[1];
+    try {
+      const body = route.body ? parseJson(rawBody) : undefined;
+      const query = Object.fromEntries(state.url.searchParams);
+      input = {
+        params: route.params ? parsePathParams(route.params, pathParams, state.language) : pathParams,
+        // A query parameter the operation does not know is refused by name, on every operation.
+        query: parseInput(route.query ?? NO_QUERY, query, state.language),
+        body: route.body ? parseInput(route.body, body, state.language) : undefined,
+        headers: request.headers,
+      };
+
+      // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
+      // request stores nothing; the service checks it again, which costs nothing.
+      if (actor && isOperationName(route.operationId)) authorizeActor(actor, route.operationId);
+    } catch (error) {
+      // A refused request stores nothing, but a key already used with another request is a conflict whatever
+      // this one carries (decisions.md, Idempotency): the stored fingerprint is compared before the refusal.
+      if (key && isIdempotent && isAppError(error) && error.status < 500) {
+        const fingerprint = requestFingerprint(request, state, rawBody);
+        const stored = await storedResponseFor(db, key.keyId, idempotencyKey, fingerprint, state.now());
+        if (stored) return storedToResponse(stored, state);
+      }
+      throw error;
+    }
 
     const ctx = createServiceContext({
       db,
@@ -95,10 +118,8 @@ export async function runPipeline(
       now: state.now,
     });
 
-    const idempotencyKey = request.headers.get("idempotency-key");
-    const key = actor ? actorKey(actor) : null;
     const response =
-      key && idempotencyKey !== null && isIdempotentRoute(route)
+      key && isIdempotent
         ? await runIdempotent(route, ctx, key.keyId, input, request, rawBody, idempotencyKey, state)
         : replyToResponse(await route.handler(ctx, input), state);
     ctx.runAfterCommit();
@@ -123,7 +144,8 @@ export function renderFailure(error: unknown, state: RequestState): Response {
   return errorResponse(new AppError("internal_error"), state.requestId, state.language, state.headers);
 }
 
-function readApiKey(headers: Headers): string | null {
+/** The raw key of `Authorization: Bearer <key>` or `X-API-Key: <key>` (the GraphQL door reads it the same way). */
+export function readApiKey(headers: Headers): string | null {
   const authorization = headers.get("authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -145,7 +167,11 @@ async function readBody(request: Request): Promise<string> {
       // The client closed the connection before the body ended (the stream errors with ECONNRESET, which
       // must not pass for a lost database).
       throw new AppError("invalid_request", {
-        detail: "The request body could not be read: the connection closed before it ended.",
+        detail: {
+          en: "The request body could not be read: the connection closed before it ended.",
+          es: "No se pudo leer el cuerpo de la solicitud: la conexión se cerró antes de que terminara.",
+          pt: "Não foi possível ler o corpo da solicitação: a conexão foi fechada antes do fim.",
+        },
       });
     });
     if (done) break;
@@ -168,8 +194,8 @@ function parseJson(raw: string): unknown {
   }
 }
 
-function isIdempotentRoute(route: AnyRoute): boolean {
-  return route.idempotent ?? route.method !== "GET";
+function requestFingerprint(request: Request, state: RequestState, rawBody: string): string {
+  return fingerprintOf(request.method, `${state.url.pathname}${state.url.search}`, rawBody);
 }
 
 function replyToResponse(reply: Reply, state: RequestState): Response {
@@ -195,8 +221,7 @@ async function runIdempotent(
   idempotencyKey: string,
   state: RequestState,
 ): Promise<Response> {
-  validateIdempotencyKey(idempotencyKey);
-  const fingerprint = fingerprintOf(request.method, `${state.url.pathname}${state.url.search}`, rawBody);
+  const fingerprint = requestFingerprint(request, state, rawBody);
   const key = { keyId, idempotencyKey, fingerprint };
   if (route.oneStatement) {
     const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);

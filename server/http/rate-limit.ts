@@ -1,5 +1,11 @@
 import { sql } from "drizzle-orm";
-import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow } from "@/server/accounts/actors";
+import {
+  actorFromKeyRow,
+  authenticateKey,
+  KEY_PATTERN,
+  type KeyAuthRow,
+  readKeyAuthRow,
+} from "@/server/accounts/actors";
 import { dayWindowStart, minuteWindowStart } from "@/server/accounts/rate-limits";
 import { type Actor, type ActorKey, actorKey } from "@/server/context";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
@@ -51,12 +57,37 @@ export async function authenticateAndCount(
   rawKey: string,
   now: Date,
 ): Promise<{ actor: Actor; limits: RateLimitResult }> {
-  // Key-authenticated actors always carry their key (actors.ts); `keyOf` only narrows the type.
   if (!KEY_PATTERN.test(rawKey)) throw new AppError("invalid_api_key");
+  return countKeyRequest(db, sha256Hex(rawKey), now, undefined, () => authenticateKey(db, rawKey));
+}
+
+/**
+ * The same for a key known by its SHA-256: the per-user key an OAuth grant stands for (docs/architecture.md,
+ * "Actors"). The request counts in that key's buckets and the actor comes in `via: oauth`, naming the grant.
+ */
+export async function authenticateAndCountKeyHash(
+  db: Db,
+  keyHash: string,
+  now: Date,
+  oauth: { clientId: string; tokenId: string },
+): Promise<{ actor: Actor; limits: RateLimitResult }> {
+  return countKeyRequest(db, keyHash, now, oauth, async () =>
+    actorFromKeyRow(await readKeyAuthRow(db, { hash: keyHash }), oauth),
+  );
+}
+
+async function countKeyRequest(
+  db: Db,
+  keyHash: string,
+  now: Date,
+  oauth: { clientId: string; tokenId: string } | undefined,
+  authenticateUncounted: () => Promise<Actor>,
+): Promise<{ actor: Actor; limits: RateLimitResult }> {
+  // Key-authenticated actors always carry their key (actors.ts); `keyOf` only narrows the type.
   let row: CountedRow | undefined;
   try {
     row = await counting.submit(db, {
-      keyHash: sha256Hex(rawKey),
+      keyHash,
       minuteStart: minuteWindowStart(now),
       dayStart: dayWindowStart(now),
     });
@@ -64,11 +95,11 @@ export async function authenticateAndCount(
     if (isDatabaseUnavailable(error)) throw error;
     // docs/api.md, "Rate limits": the counter store failed; the request proceeds uncounted, without 429.
     log("warn", "rate limit store failed; failing open", { error: String(error) });
-    const actor = await authenticateKey(db, rawKey);
+    const actor = await authenticateUncounted();
     const key = keyOf(actor);
     return { actor, limits: headersFor(key.rpm, key.rpm, minuteWindowStart(now) + 60) };
   }
-  const actor = actorFromKeyRow(row?.id ? row : undefined);
+  const actor = actorFromKeyRow(row?.id ? row : undefined, oauth);
   const minuteCount = Number(row?.minute ?? 0);
   const dayCount =
     row?.day === null || row?.day === undefined ? Number(row?.dayBefore ?? 0) : Number(row.day);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
 import type { IdempotencyRecord } from "@/server/db/idempotency-record";
+import type { ErrorCode } from "@/server/errors";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
 
@@ -33,8 +34,11 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   params?: z.ZodType<P>;
   /** Success responses by status, for the OpenAPI document. */
   responses: Record<number, { description: string; schema: z.ZodType }>;
-  /** Error statuses this operation can answer (documented with the error envelope). */
-  errors: number[];
+  /**
+   * The operation's own error codes, beyond what its pipeline stages answer (authentication, body, path ids,
+   * idempotency: server/http/openapi.ts, `errorCodesOf`). /v1/openapi.json declares the statuses of both.
+   */
+  errors?: ErrorCode[];
   /** Honour Idempotency-Key (default: every POST, PATCH and DELETE). */
   idempotent?: boolean;
   /**
@@ -53,6 +57,11 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   oneStatement?: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => OneStatementWrite;
   handler: (ctx: ServiceContext, input: HandlerInput<B, Q, P>) => Promise<Reply>;
 };
+
+/** Whether Idempotency-Key is honoured: every POST, PATCH and DELETE unless the route says otherwise. */
+export function isIdempotentRoute(route: { idempotent?: boolean; method: HttpMethod }): boolean {
+  return route.idempotent ?? route.method !== "GET";
+}
 
 /** Keeps the input types of one route tied to its schemas. */
 export function defineRoute<B = undefined, Q = undefined, P = undefined>(

@@ -17,7 +17,6 @@ const openApiRoute = defineRoute({
   tags: ["meta"],
   auth: "none",
   responses: { 200: { description: "The OpenAPI document", schema: z.object({}).passthrough() } },
-  errors: [500],
   handler: async () => {
     openApiDocument ??= buildOpenApiDocument(ALL_ROUTES);
     return { status: 200, body: openApiDocument };
@@ -26,10 +25,14 @@ const openApiRoute = defineRoute({
 
 const ALL_ROUTES: AnyRoute[] = [...API_ROUTES, openApiRoute];
 
-// A keyed route without an operation would skip `authorize`: refuse to start rather than serve it.
+// A keyed route without an operation would skip `authorize`, and a path parameter without a schema would reach
+// the database unchecked: refuse to start rather than serve either.
 for (const route of ALL_ROUTES) {
   if (route.auth === "key" && !isOperationName(route.operationId)) {
     throw new Error(`/v1 route ${route.operationId} names no operation in server/operations.ts`);
+  }
+  if (route.path.includes("{") && !route.params) {
+    throw new Error(`/v1 route ${route.operationId} has path parameters but no params schema`);
   }
 }
 
@@ -50,7 +53,9 @@ function compile(routes: AnyRoute[]): CompiledPath[] {
           return "([^/]+)";
         })
         .join("/");
-      compiled = { pattern: new RegExp(`^${source}/?$`), names, routes: [] };
+      // No optional trailing slash: an empty segment names no operation (docs/api.md, "Hostile and malformed
+      // input"), and /v1 never redirects.
+      compiled = { pattern: new RegExp(`^${source}$`), names, routes: [] };
       byPath.set(route.path, compiled);
     }
     compiled.routes.push(route);
@@ -60,6 +65,18 @@ function compile(routes: AnyRoute[]): CompiledPath[] {
 }
 
 const COMPILED = compile(ALL_ROUTES);
+
+/**
+ * A path parameter as the client meant it, or undefined when its percent-encoding is malformed or is not UTF-8
+ * (`%ZZ`, `%C0%AE`): such an id names nothing, and the route's params schema answers the resource's 404.
+ */
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Entry point of the whole /v1 API: a plain `(Request) => Promise<Response>` that imports nothing from Next,
@@ -82,9 +99,9 @@ export async function handleV1Request(
         const allow = compiled.routes.map((r) => r.method).join(", ");
         return errorResponse(new AppError("method_not_allowed"), state.requestId, state.language, { allow });
       }
-      const params: Record<string, string> = {};
+      const params: Record<string, string | undefined> = {};
       compiled.names.forEach((name, index) => {
-        params[name] = decodeURIComponent(match[index + 1] ?? "");
+        params[name] = decodePathSegment(match[index + 1] ?? "");
       });
       return await runPipeline(route, request, params, state);
     }

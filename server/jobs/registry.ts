@@ -7,6 +7,7 @@ import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { deliverPendingMail } from "@/server/mail/service";
+import { purgeExpiredOAuthData } from "@/server/oauth/service";
 import { purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
@@ -51,6 +52,11 @@ export const JOBS: Record<string, Job> = {
     description:
       "Drop expired dashboard sessions, sign-in codes and challenges, and old sign-in rate-limit windows",
     run: async (db, now) => ({ ...(await purgeExpiredSignInData(db, now)) }),
+  },
+  "purge-oauth": {
+    description:
+      "Drop OAuth codes and tokens expired a day ago, stale authorization requests and registration limits",
+    run: async (db, now) => ({ ...(await purgeExpiredOAuthData(db, now)) }),
   },
   "purge-deliveries": {
     description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",

@@ -19,7 +19,20 @@ function pooledRandom(): number {
 
 const nextUlid = monotonicFactory(pooledRandom);
 
-export type IdPrefix = "usr" | "key" | "stf" | "prd" | "ord" | "evt" | "dlv" | "req" | "mail" | "oac" | "pay";
+export type IdPrefix =
+  | "usr"
+  | "key"
+  | "stf"
+  | "prd"
+  | "ord"
+  | "evt"
+  | "dlv"
+  | "req"
+  | "mail"
+  | "oac"
+  | "pay"
+  | "tok"
+  | "oar";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;

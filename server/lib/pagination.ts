@@ -1,12 +1,11 @@
 import { z } from "zod";
 import type { IdPrefix } from "@/server/lib/ids";
+import { text } from "@/server/validation";
 
 /** The query of every list (docs/api.md, "Lists"): `limit` 1-100, default 20; an opaque `cursor`. */
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
-    .max(512)
+  cursor: text({ max: 512 })
     .optional()
     .meta({ description: "`nextCursor` of the previous page. An unreadable cursor restarts at page one." }),
 });

@@ -122,29 +122,71 @@ export function checkOptionChoices(
   };
 }
 
-/** The problem in plain English, naming the group and option (appended to the API's error message). */
-export function describeOptionProblem(problem: OptionProblem, groups: readonly OptionGroup[] | null): string {
+/** The problem in words (en, es, pt), naming the group and option: the detail of the API's error. */
+export function describeOptionProblem(
+  problem: OptionProblem,
+  groups: readonly OptionGroup[] | null,
+): { en: string; es: string; pt: string } {
   const group = groups?.[problem.group];
-  const groupName = group ? `"${group.title}"` : `group ${problem.group}`;
+  const groupName = group ? `"${group.title}"` : null;
   const optionName = (index: number) => {
     const option = group?.extraProducts?.[index];
-    return option ? `"${option.title}"` : `option ${index}`;
+    return option ? `"${option.title}"` : null;
+  };
+  const g = {
+    en: groupName ?? `group ${problem.group}`,
+    es: groupName ?? `el grupo ${problem.group}`,
+    pt: groupName ?? `o grupo ${problem.group}`,
   };
   switch (problem.kind) {
     case "unknown":
-      return `there is no option ${problem.option} in group ${problem.group}.`;
-    case "duplicate":
-      return `${optionName(problem.option)} of ${groupName} is chosen twice.`;
+      return {
+        en: `there is no option ${problem.option} in group ${problem.group}.`,
+        es: `no hay opción ${problem.option} en el grupo ${problem.group}.`,
+        pt: `não há opção ${problem.option} no grupo ${problem.group}.`,
+      };
+    case "duplicate": {
+      const o = optionName(problem.option) ?? String(problem.option);
+      return {
+        en: `${o} of ${g.en} is chosen twice.`,
+        es: `${o} de ${g.es} está elegida dos veces.`,
+        pt: `${o} de ${g.pt} foi escolhida duas vezes.`,
+      };
+    }
     case "required":
-      return `${groupName} is obligatory: choose an option.`;
+      return {
+        en: `${g.en} is obligatory: choose an option.`,
+        es: `${g.es} es obligatorio: elige una opción.`,
+        pt: `${g.pt} é obrigatório: escolha uma opção.`,
+      };
     case "too_few":
-      return `choose at least ${problem.min} of ${groupName}.`;
+      return {
+        en: `choose at least ${problem.min} of ${g.en}.`,
+        es: `elige al menos ${problem.min} de ${g.es}.`,
+        pt: `escolha pelo menos ${problem.min} de ${g.pt}.`,
+      };
     case "too_many":
-      return `choose at most ${problem.max} of ${groupName}.`;
-    case "unavailable":
-      return `${optionName(problem.option)} of ${groupName} is not available.`;
-    case "sold_out":
-      return `only ${problem.left} of ${optionName(problem.option)} (${groupName}) left.`;
+      return {
+        en: `choose at most ${problem.max} of ${g.en}.`,
+        es: `elige como máximo ${problem.max} de ${g.es}.`,
+        pt: `escolha no máximo ${problem.max} de ${g.pt}.`,
+      };
+    case "unavailable": {
+      const o = optionName(problem.option) ?? String(problem.option);
+      return {
+        en: `${o} of ${g.en} is not available.`,
+        es: `${o} de ${g.es} no está disponible.`,
+        pt: `${o} de ${g.pt} não está disponível.`,
+      };
+    }
+    case "sold_out": {
+      const o = optionName(problem.option) ?? String(problem.option);
+      return {
+        en: `only ${problem.left} of ${o} (${g.en}) left.`,
+        es: `solo quedan ${problem.left} de ${o} (${g.es}).`,
+        pt: `restam só ${problem.left} de ${o} (${g.pt}).`,
+      };
+    }
   }
 }
 

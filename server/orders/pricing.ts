@@ -31,15 +31,36 @@ export type DeliveryRefusal =
   | "distance_required"
   | "out_of_range";
 
-const REFUSAL_TEXT: Record<DeliveryRefusal, string> = {
-  no_pickup: "This storefront does not offer pickup.",
-  no_dine_in: "This storefront does not offer dine-in.",
-  no_delivery: "This storefront does not deliver.",
-  distance_required: "This storefront charges delivery by distance: send distanceKm.",
-  out_of_range: "The address is outside the delivery area.",
+const REFUSAL_TEXT: Record<DeliveryRefusal, { en: string; es: string; pt: string }> = {
+  no_pickup: {
+    en: "This storefront does not offer pickup.",
+    es: "Esta tienda no ofrece recogida.",
+    pt: "Esta loja não oferece retirada.",
+  },
+  no_dine_in: {
+    en: "This storefront does not offer dine-in.",
+    es: "Esta tienda no ofrece consumo en el local.",
+    pt: "Esta loja não oferece consumo no local.",
+  },
+  no_delivery: {
+    en: "This storefront does not deliver.",
+    es: "Esta tienda no hace entregas a domicilio.",
+    pt: "Esta loja não faz entregas.",
+  },
+  distance_required: {
+    en: "This storefront charges delivery by distance: send distanceKm.",
+    es: "Esta tienda cobra la entrega por distancia: envía distanceKm.",
+    pt: "Esta loja cobra a entrega por distância: envie distanceKm.",
+  },
+  out_of_range: {
+    en: "The address is outside the delivery area.",
+    es: "La dirección está fuera de la zona de entrega.",
+    pt: "O endereço está fora da área de entrega.",
+  },
 };
 
-export function describeDeliveryRefusal(reason: DeliveryRefusal): string {
+/** Why delivery was refused, in en, es and pt (the detail of the API's 400). */
+export function describeDeliveryRefusal(reason: DeliveryRefusal): { en: string; es: string; pt: string } {
   return REFUSAL_TEXT[reason];
 }
 

@@ -25,7 +25,7 @@ export const orderRoutes = [
     params: StorefrontOrdersParams,
     body: CreateOrderInput,
     responses: { 201: { description: "Order placed", schema: OrderResponse } },
-    errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
+    errors: ["storefront_deleted", "product_not_found", "insufficient_stock"],
     handler: async (ctx, { params, body }) => ({
       status: 201,
       body: { order: await createOrder(ctx, { storefrontId: params.storefrontId, order: body }) },
@@ -46,7 +46,7 @@ export const orderRoutes = [
         schema: z.object({ data: z.array(OrderDto), nextCursor: z.string().nullable() }),
       },
     },
-    errors: [400, 401, 403, 404, 410, 429, 500, 503],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params, query }) => ({
       status: 200,
       body: await listOrders(ctx, { ...params, ...query }),
@@ -61,7 +61,6 @@ export const orderRoutes = [
     auth: "key",
     params: OrderIdParams,
     responses: { 200: { description: "The order", schema: OrderResponse } },
-    errors: [401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: { order: await getOrder(ctx, params) },
@@ -77,7 +76,7 @@ export const orderRoutes = [
     params: OrderIdParams,
     body: UpdateOrderInput,
     responses: { 200: { description: "The order", schema: OrderResponse } },
-    errors: [400, 401, 403, 404, 413, 429, 500, 503],
+    errors: ["invalid_order_transition"],
     handler: async (ctx, { params, body }) => ({
       status: 200,
       body: { order: await updateOrderStatus(ctx, { orderId: params.orderId, change: body }) },
@@ -93,7 +92,7 @@ export const orderRoutes = [
     params: OrderIdParams,
     body: PayOrderInput,
     responses: { 200: { description: "The order", schema: OrderResponse } },
-    errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
+    errors: ["order_already_paid", "invalid_order_transition"],
     handler: async (ctx, { params, body }) => ({
       status: 200,
       body: { order: await payOrder(ctx, { ...params, ...body }) },

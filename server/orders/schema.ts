@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WhatsappInput } from "@/server/storefronts/schema";
+import { localizedError, pathId, text } from "@/server/validation";
 
 /** The order statuses and their transitions (docs/api.md, "Orders"). */
 export const ORDER_STATUSES = [
@@ -15,7 +16,7 @@ export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
 export const CustomStatus = z
-  .strictObject({ id: z.string().min(1).max(50), label: z.string().min(1).max(100) })
+  .strictObject({ id: text({ min: 1, max: 50 }), label: text({ min: 1, max: 100 }) })
   .meta({ id: "OrderCustomStatus", description: "A merchant's own status name shown to customers." });
 export type CustomStatus = z.infer<typeof CustomStatus>;
 
@@ -44,7 +45,7 @@ export const CreateOrderInput = z
     items: z
       .array(
         z.strictObject({
-          productId: z.string().min(1).max(64),
+          productId: text({ min: 1, max: 64 }),
           amount: z.number().int().min(1).max(1000),
           options: z.array(OrderLineOption).max(50).optional().meta({
             description:
@@ -55,10 +56,10 @@ export const CreateOrderInput = z
       .min(1)
       .max(100),
     customer: z.strictObject({
-      name: z.string().trim().min(1).max(200),
-      phone: z.string().trim().min(3).max(40),
+      name: text().trim().min(1).max(200),
+      phone: text().trim().min(3).max(40),
     }),
-    paymentMethod: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+    paymentMethod: z.strictObject({ name: text().trim().min(1).max(100) }),
     fulfillment: Fulfillment.optional().meta({ description: "Default: pickup." }),
   })
   .meta({ id: "CreateOrderInput" });
@@ -74,10 +75,10 @@ export const HONEYPOT_FIELD = "website";
  */
 export const PublicOrderInput = CreateOrderInput.extend({
   customer: z.strictObject({
-    name: z.string().trim().min(1).max(200),
+    name: text().trim().min(1).max(200),
     phone: WhatsappInput.unwrap(),
   }),
-  [HONEYPOT_FIELD]: z.string().max(500).optional(),
+  [HONEYPOT_FIELD]: text({ max: 500 }).optional(),
 }).meta({ id: "PublicOrderInput" });
 export type PublicOrderInput = z.infer<typeof PublicOrderInput>;
 
@@ -85,7 +86,11 @@ export type PublicOrderInput = z.infer<typeof PublicOrderInput>;
 export const UpdateOrderInput = z
   .strictObject({ orderStatus: OrderStatus.optional(), customStatus: CustomStatus.nullable().optional() })
   .refine((v) => v.orderStatus !== undefined || v.customStatus !== undefined, {
-    message: "Send orderStatus, customStatus or both.",
+    error: localizedError({
+      en: "Send orderStatus, customStatus or both.",
+      es: "Envía orderStatus, customStatus o ambos.",
+      pt: "Envie orderStatus, customStatus ou ambos.",
+    }),
   })
   .meta({ id: "UpdateOrderInput" });
 export type UpdateOrderInput = z.infer<typeof UpdateOrderInput>;
@@ -94,15 +99,15 @@ export type UpdateOrderInput = z.infer<typeof UpdateOrderInput>;
 export const PayOrderInput = z
   .strictObject({
     paymentMethod: z.strictObject({
-      id: z.string().min(1).max(100).optional(),
-      name: z.string().trim().min(1).max(100),
+      id: text({ min: 1, max: 100 }).optional(),
+      name: text().trim().min(1).max(100),
     }),
   })
   .meta({ id: "PayOrderInput" });
 export type PayOrderInput = z.infer<typeof PayOrderInput>;
 
-export const StorefrontOrdersParams = z.strictObject({ storefrontId: z.string().min(1).max(64) });
-export const OrderIdParams = z.strictObject({ orderId: z.string().min(1).max(64) });
+export const StorefrontOrdersParams = z.strictObject({ storefrontId: pathId("storefront_not_found") });
+export const OrderIdParams = z.strictObject({ orderId: pathId("order_not_found") });
 
 export const OrderDto = z
   .object({

@@ -21,7 +21,10 @@ import {
   createOrder,
   getOrder,
   getPublicOrder,
+  listAccountOrders,
   listOrders,
+  loadOrders,
+  loadOrdersByStorefront,
   payOrder,
   placePublicOrder,
   purgePublicOrderRateLimits,
@@ -640,5 +643,65 @@ describe("orders from the public page", () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe("order reads across storefronts and in batches (the GraphQL door)", () => {
+  async function twoStores() {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(merchant.userKey);
+    const one = await createStorefrontWithProduct(merchant.userKey, { price: 10 });
+    const two = await createStorefrontWithProduct(merchant.userKey, { price: 20 });
+    const place = (store: { storefrontId: string; productId: string }) =>
+      createOrder(ctx, { storefrontId: store.storefrontId, order: order(store.productId) });
+    const placed = [await place(one), await place(two), await place(one)];
+    return { ctx, one, two, placed };
+  }
+
+  it("listAccountOrders lists the account's orders by id, of one storefront or one status, page by page", async () => {
+    const { ctx, one, two, placed } = await twoStores();
+    const stranger = await twoStores();
+    const accepted = await updateOrderStatus(ctx, {
+      orderId: placed[1]?.id ?? "",
+      change: { orderStatus: "accepted" },
+    });
+    const all = await listAccountOrders(ctx, { limit: 2 });
+    expect(all.data.map((o) => o.id)).toEqual([placed[0]?.id, placed[1]?.id]);
+    const rest = await listAccountOrders(ctx, { limit: 2, cursor: all.nextCursor ?? undefined });
+    expect(rest).toEqual({ data: [placed[2]], nextCursor: null });
+    expect((await listAccountOrders(ctx, { storefrontId: one.storefrontId, limit: 20 })).data).toEqual(
+      (await listOrders(ctx, { storefrontId: one.storefrontId, limit: 20 })).data,
+    );
+    expect(await listAccountOrders(ctx, { status: "accepted", limit: 20 })).toEqual({
+      data: [accepted],
+      nextCursor: null,
+    });
+    expect(
+      (await listAccountOrders(ctx, { storefrontId: two.storefrontId, status: "pending", limit: 20 })).data,
+    ).toEqual([]);
+    await expect(
+      listAccountOrders(ctx, { storefrontId: stranger.one.storefrontId, limit: 20 }),
+    ).rejects.toMatchObject({ code: "storefront_not_found" });
+  });
+
+  it("loadOrders and loadOrdersByStorefront answer many ids in one call each, the caller's orders only", async () => {
+    const { ctx, one, two, placed } = await twoStores();
+    const stranger = await twoStores();
+    const loaded = await loadOrders(ctx, { orderIds: [placed[2]?.id ?? "", stranger.placed[0]?.id ?? ""] });
+    expect(loaded[0]).toEqual(placed[2]);
+    expect(loaded[1]).toMatchObject({ code: "order_not_found", options: { param: "orderId" } });
+    const pages = await loadOrdersByStorefront(ctx, {
+      storefrontIds: [two.storefrontId, stranger.one.storefrontId, one.storefrontId],
+      limit: 1,
+    });
+    expect(pages[0]).toEqual({ data: [placed[1]], nextCursor: null });
+    expect(pages[1]).toEqual({ data: [], nextCursor: null });
+    expect(pages[2]).toEqual(await listOrders(ctx, { storefrontId: one.storefrontId, limit: 1 }));
+    const [next] = await loadOrdersByStorefront(ctx, {
+      storefrontIds: [one.storefrontId],
+      limit: 1,
+      cursor: pages[2]?.nextCursor ?? undefined,
+    });
+    expect(next).toEqual({ data: [placed[2]], nextCursor: null });
   });
 });

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError, ERROR_CATALOGUE, type Language } from "@/server/errors";
+import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
@@ -12,6 +13,7 @@ import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pa
 import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
 import { type StorefrontRow, toStorefrontDto } from "@/server/storefronts/dto";
+import { MAX_AMOUNT } from "@/server/storefronts/fields";
 import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
 import { openingState } from "@/server/storefronts/opening-hours";
 import type { StorefrontDto } from "@/server/storefronts/schema";
@@ -24,8 +26,8 @@ import {
   checkOptionChoices,
   describeOptionProblem,
   lineTitle,
+  roundMoney as money,
   type OptionGroup,
-  roundMoney,
 } from "./options";
 import {
   type DeliverySettings,
@@ -90,6 +92,54 @@ const STATUS_LABELS: Record<string, Record<OrderStatus, string>> = {
     cancelled: "Cancelado",
   },
 };
+
+function transitionDetail(from: OrderStatus, to: OrderStatus) {
+  const allowed = ORDER_TRANSITIONS[from].join(", ");
+  return {
+    en: `${from} -> ${to} is not allowed; from ${from}: ${allowed || "none (final)"}.`,
+    es: `${from} -> ${to} no está permitido; desde ${from}: ${allowed || "ninguno (final)"}.`,
+    pt: `${from} -> ${to} não é permitido; a partir de ${from}: ${allowed || "nenhum (final)"}.`,
+  };
+}
+
+/**
+ * Every amount of an order fits the numeric(14, 4) columns (MAX_AMOUNT, docs/api.md "Hostile and malformed
+ * input"): each line, the subtotal and the total. A line over it is 400 on `items[i].amount`, a sum on `items`.
+ */
+function checkOrderTotals(lines: Array<{ price: number; amount: number }>, deliveryPrice: number): void {
+  const tooLarge = (param: string) =>
+    new AppError("invalid_request", {
+      param,
+      detail: {
+        en: `${param}: the order's amounts must not exceed ${MAX_AMOUNT}.`,
+        es: `${param}: los importes del pedido no deben superar ${MAX_AMOUNT}.`,
+        pt: `${param}: os valores do pedido não devem ultrapassar ${MAX_AMOUNT}.`,
+      },
+    });
+  const line = lines.findIndex((item) => money(item.price * item.amount) > MAX_AMOUNT);
+  if (line >= 0) throw tooLarge(`items[${line}].amount`);
+  const subtotal = money(lines.reduce((sum, item) => sum + item.price * item.amount, 0));
+  if (subtotal > MAX_AMOUNT || money(subtotal + deliveryPrice) > MAX_AMOUNT) throw tooLarge("items");
+}
+
+/** The order's lines at the catalog's current prices (a product not found counts 0: taking stock refuses it). */
+async function linesAtCatalogPrices(
+  db: Db,
+  storefrontId: string,
+  lines: CreateOrderInput["items"],
+): Promise<Array<{ price: number; amount: number }>> {
+  const rows = await db
+    .select({ id: products.id, price: products.price, salePrice: products.salePrice })
+    .from(products)
+    .where(
+      and(
+        inArray(products.id, [...new Set(lines.map((line) => line.productId))]),
+        eq(products.storefrontId, storefrontId),
+      ),
+    );
+  const prices = new Map(rows.map((row) => [row.id, money(row.salePrice ?? row.price)]));
+  return lines.map((line) => ({ price: prices.get(line.productId) ?? 0, amount: line.amount }));
+}
 
 /**
  * The status customers see: the merchant's custom one, or the order status's own name in the storefront's
@@ -189,7 +239,10 @@ export async function placePublicOrder(
   }
   const { [HONEYPOT_FIELD]: honeypot, ...order } = input.order;
   if (honeypot && honeypot.trim() !== "") {
-    throw new AppError("invalid_request", { param: HONEYPOT_FIELD, detail: "Leave this field empty." });
+    throw new AppError("invalid_request", {
+      param: HONEYPOT_FIELD,
+      detail: { en: "Leave this field empty.", es: "Deja este campo vacío.", pt: "Deixe este campo vazio." },
+    });
   }
   const statusToken = randomBytes(32).toString("base64url");
   const placed = await placeOrder(ctx, order, {
@@ -224,7 +277,11 @@ function checkPublicOrder(
   if (!offered.includes(fulfillment.type)) {
     throw new AppError("invalid_request", {
       param: "fulfillment.type",
-      detail: `fulfillment.type: this storefront takes ${offered.join(", ") || "no"} orders on its page.`,
+      detail: {
+        en: `fulfillment.type: this storefront's page takes ${offered.join(", ") || "no"} orders.`,
+        es: `fulfillment.type: la página de esta tienda acepta pedidos ${offered.join(", ") || "de ningún tipo"}.`,
+        pt: `fulfillment.type: a página desta loja aceita pedidos ${offered.join(", ") || "de nenhum tipo"}.`,
+      },
     });
   }
   const methods = paymentMethodsFor(storefront.paymentMethods, storefront.language);
@@ -233,7 +290,11 @@ function checkPublicOrder(
   if (!method) {
     throw new AppError("invalid_request", {
       param: "paymentMethod.name",
-      detail: `paymentMethod.name: one of ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
+      detail: {
+        en: `paymentMethod.name: one of ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
+        es: `paymentMethod.name: una de ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
+        pt: `paymentMethod.name: uma de ${methods.map((name) => JSON.stringify(name)).join(", ")}.`,
+      },
     });
   }
   return { paymentMethodName: method };
@@ -298,8 +359,12 @@ async function placeOrder(
       },
       fulfillment,
     );
+    // Refused before anything is written, at the catalog's prices; checked again on the prices actually taken
+    // (with the options, and a concurrent price change in between).
+    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items), delivery);
     const { items, isStockTaken } = await takeStock(db, storefront.id, input.items);
-    const subtotal = roundMoney(items.reduce((sum, item) => sum + item.price * item.amount, 0));
+    checkOrderTotals(items, delivery);
+    const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
     const [counter] = await db
       .update(storefronts)
       .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
@@ -322,7 +387,7 @@ async function placeOrder(
         fulfillment,
         subtotalPrice: subtotal,
         deliveryPrice: delivery,
-        totalPrice: roundMoney(subtotal + delivery),
+        totalPrice: money(subtotal + delivery),
         currency: storefront.currency,
         source: options.source,
         statusTokenHash: options.statusTokenHash ?? null,
@@ -396,7 +461,7 @@ async function takeStock(
     }
     if (row.stock !== null) isStockTaken = true;
     const groups = row.extraProductsCategory as StoredOptionGroups;
-    const basePrice = roundMoney(row.salePrice ?? row.price);
+    const basePrice = money(row.salePrice ?? row.price);
     const optionAmounts = new Map<string, { group: number; option: number; amount: number; index: number }>();
     for (const index of indexes) {
       const line = lines[index];
@@ -408,9 +473,11 @@ async function takeStock(
         throw shortage(`items[${index}].options`, `"${option}" (${row.title})`, problem.left);
       }
       if (problem) {
+        const words = describeOptionProblem(problem, groups);
+        const param = `items[${index}].options`;
         throw new AppError("invalid_request", {
-          param: `items[${index}].options`,
-          detail: `items[${index}].options: ${describeOptionProblem(problem, groups)}`,
+          param,
+          detail: { en: `${param}: ${words.en}`, es: `${param}: ${words.es}`, pt: `${param}: ${words.pt}` },
         });
       }
       for (const option of check.options) {
@@ -426,7 +493,7 @@ async function takeStock(
         productId,
         title: row.title,
         amount: line.amount,
-        price: roundMoney(basePrice + check.extraPrice),
+        price: money(basePrice + check.extraPrice),
         options: check.options,
       };
     }
@@ -523,7 +590,7 @@ export async function updateOrderStatus(
     if (nextStatus !== previousStatus && !ORDER_TRANSITIONS[previousStatus].includes(nextStatus)) {
       throw new AppError("invalid_order_transition", {
         param: "orderStatus",
-        detail: `${previousStatus} -> ${nextStatus} is not allowed; from ${previousStatus}: ${ORDER_TRANSITIONS[previousStatus].join(", ") || "none (final)"}.`,
+        detail: transitionDetail(previousStatus, nextStatus),
       });
     }
     const nextCustom =
@@ -593,7 +660,7 @@ async function restock(db: Db, order: OrderRow): Promise<void> {
     for (const chosen of item.options) {
       const stored = next[chosen.group]?.extraProducts?.[chosen.option];
       if (!stored || stored.stock == null || stored.title !== chosen.title) continue;
-      stored.stock += item.amount;
+      stored.stock = Math.min(stored.stock + item.amount, 2147483647);
       isChanged = true;
     }
     if (isChanged) {
@@ -620,7 +687,11 @@ export async function payOrder(
     if (before.orderStatus === "cancelled") {
       throw new AppError("invalid_order_transition", {
         param: "orderId",
-        detail: "A cancelled order cannot be paid.",
+        detail: {
+          en: "A cancelled order cannot be paid.",
+          es: "Un pedido cancelado no se puede pagar.",
+          pt: "Um pedido cancelado não pode ser pago.",
+        },
       });
     }
     const paymentMethod = { id: input.paymentMethod.id ?? newId("pay"), name: input.paymentMethod.name };
@@ -680,6 +751,113 @@ export async function listOrders(
     .orderBy(asc(orders.id))
     .limit(query.limit + 1);
   return toPage(rows, query.limit, toOrderDto);
+}
+
+/** `getOrder` for many ids in ONE statement (the GraphQL loaders): per id, in order, the order or 404 `order_not_found`. */
+export async function loadOrders(
+  ctx: ServiceContext,
+  input: { orderIds: readonly string[] },
+): Promise<Array<OrderDto | AppError>> {
+  const actor = authorize(ctx, "getOrder");
+  const rows =
+    input.orderIds.length === 0
+      ? []
+      : await ctx.db
+          .select()
+          .from(orders)
+          .where(and(inArray(orders.id, [...input.orderIds]), eq(orders.accountId, actor.accountId)));
+  return inRequestedOrder(
+    input.orderIds,
+    rows,
+    (row) => row.id,
+    toOrderDto,
+    () => new AppError("order_not_found", { param: "orderId" }),
+  );
+}
+
+/**
+ * The orders of many storefronts, one page each, in ONE statement (GraphQL `Storefront.orders`), ordered by id
+ * as `listOrders`; `cursor` applies to every storefront's list. A storefront that is not a live one of the
+ * caller's account gets an empty page.
+ */
+export async function loadOrdersByStorefront(
+  ctx: ServiceContext,
+  input: { storefrontIds: readonly string[] } & ListQuery,
+): Promise<Array<Page<OrderDto>>> {
+  const actor = authorize(ctx, "listOrders");
+  if (input.storefrontIds.length === 0) return [];
+  const after = decodeCursor(input.cursor, "ord");
+  const parent = ctx.db
+    .select({ id: storefronts.id })
+    .from(storefronts)
+    .where(
+      and(
+        inArray(storefronts.id, [...input.storefrontIds]),
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .as("parent");
+  const page = ctx.db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.storefrontId, parent.id),
+        eq(orders.accountId, actor.accountId),
+        after ? gt(orders.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(orders.id))
+    .limit(input.limit + 1)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  return toPages(
+    input.storefrontIds,
+    rows.map((row) => row.page),
+    (row) => row.storefrontId,
+    input.limit,
+    toOrderDto,
+  );
+}
+
+/**
+ * The account's orders across its storefronts, ordered by id, cursor pagination (GraphQL `orders`): optionally of
+ * one storefront (404 / 410 as `listOrders`) and of one `orderStatus`. Orders of deleted storefronts stay listed
+ * account-wide, as `getOrder` still answers them.
+ */
+export async function listAccountOrders(
+  ctx: ServiceContext,
+  input: { storefrontId?: string | null; status?: OrderStatus | null } & ListQuery,
+): Promise<Page<OrderDto>> {
+  const actor = authorize(ctx, "listOrders");
+  if (input.storefrontId != null) {
+    await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId: input.storefrontId });
+  }
+  const after = decodeCursor(input.cursor, "ord");
+  const rows = await ctx.db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.accountId, actor.accountId),
+        // orders has no index by account: reach the account's orders through its storefronts' index.
+        input.storefrontId != null
+          ? eq(orders.storefrontId, input.storefrontId)
+          : inArray(
+              orders.storefrontId,
+              ctx.db
+                .select({ id: storefronts.id })
+                .from(storefronts)
+                .where(eq(storefronts.accountId, actor.accountId)),
+            ),
+        input.status != null ? eq(orders.orderStatus, input.status) : undefined,
+        after ? gt(orders.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(orders.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, toOrderDto);
 }
 
 /** What the customer's status page shows of an order: no phone, no internal ids beyond the order's own. */

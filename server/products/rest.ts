@@ -21,8 +21,6 @@ import {
   updateProduct,
 } from "./service";
 
-const COMMON_ERRORS = [401, 403, 429, 500, 503];
-
 /** Product operations over /v1 (docs/api.md, "Products"). Each handler calls one service function. */
 export const productRoutes = [
   defineRoute({
@@ -36,7 +34,7 @@ export const productRoutes = [
     params: StorefrontParams,
     body: ProductManifest,
     responses: { 201: { description: "The product", schema: ProductResponse } },
-    errors: [400, 402, 404, 409, 410, 413, ...COMMON_ERRORS],
+    errors: ["storefront_deleted", "plan_max_products_reached"],
     // With an Idempotency-Key: the stored response goes into the insert's own statement.
     oneStatement: (ctx, { params, body }) => {
       const plan = planProductCreate(ctx, { storefrontId: params.storefrontId, product: body });
@@ -61,7 +59,7 @@ export const productRoutes = [
       201: { description: "Every product created", schema: BatchCreateProductsResponse },
       207: { description: "Some products were over the plan limit", schema: BatchCreateProductsResponse },
     },
-    errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params, body }) => {
       const { rejected, ...created } = await createProducts(ctx, { ...params, ...body });
       return rejected
@@ -79,7 +77,7 @@ export const productRoutes = [
     params: StorefrontParams,
     query: ListQuery,
     responses: { 200: { description: "A page of products", schema: ProductList } },
-    errors: [400, 404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params, query }) => ({
       status: 200,
       body: await listProducts(ctx, { ...params, ...query }),
@@ -94,7 +92,7 @@ export const productRoutes = [
     auth: "key",
     params: ProductParams,
     responses: { 200: { description: "The product", schema: ProductResponse } },
-    errors: [404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params }) => ({ status: 200, body: { product: await getProduct(ctx, params) } }),
   }),
   defineRoute({
@@ -107,7 +105,7 @@ export const productRoutes = [
     params: ProductParams,
     body: UpdateProductInput,
     responses: { 200: { description: "The updated product", schema: ProductResponse } },
-    errors: [400, 404, 409, 410, 413, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params, body }) => ({
       status: 200,
       body: { product: await updateProduct(ctx, { ...params, patch: body }) },
@@ -122,7 +120,7 @@ export const productRoutes = [
     auth: "key",
     params: ProductParams,
     responses: { 200: { description: "Deleted", schema: DeletedResponse } },
-    errors: [404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params }) => ({ status: 200, body: await deleteProduct(ctx, params) }),
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { ErrorEnvelope, type Upgrade } from "@/server/errors";
+import { ErrorEnvelope, type Messages, type Upgrade } from "@/server/errors";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
+import { localized, pathId } from "@/server/validation";
 
 /** An option of an extra-products category (docs/api.md, "Products"). */
 export const ExtraProductOption = z
@@ -27,7 +28,15 @@ export const ExtraProductsCategory = z
   })
   .superRefine((value, ctx) => {
     if (value.minOptions > value.maxOptions) {
-      ctx.addIssue({ code: "custom", path: ["minOptions"], message: "must not be greater than maxOptions" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["minOptions"],
+        message: localized({
+          en: "must not be greater than maxOptions",
+          es: "no debe ser mayor que maxOptions",
+          pt: "não deve ser maior que maxOptions",
+        }),
+      });
     }
   })
   .meta({ id: "ExtraProductsCategory" });
@@ -54,7 +63,15 @@ const optionalProductFields = {
 
 function checkSalePrice(value: { price?: number; salePrice?: number | null }, ctx: z.RefinementCtx): void {
   if (value.price !== undefined && value.salePrice != null && value.salePrice >= value.price) {
-    ctx.addIssue({ code: "custom", path: ["salePrice"], message: "must be below price" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["salePrice"],
+      message: localized({
+        en: "must be below price",
+        es: "debe ser menor que price",
+        pt: "deve ser menor que price",
+      }),
+    });
   }
 }
 
@@ -147,7 +164,7 @@ export type RejectedProduct = {
   param: string;
   upgrade: Upgrade;
   /** The specific limit, appended to the localized catalogue message. */
-  detail: string;
+  detail: Messages;
 };
 
 /** REST's rejected product (docs/api.md, "Plan limits"): its index and the envelope's error object. */
@@ -168,4 +185,7 @@ export const ProductList = z
   .object({ data: z.array(ProductDto), nextCursor: z.string().nullable() })
   .meta({ id: "ProductList" });
 
-export const ProductParams = z.strictObject({ storefrontId: z.string(), productId: z.string() });
+export const ProductParams = z.strictObject({
+  storefrontId: pathId("storefront_not_found"),
+  productId: pathId("product_not_found"),
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CreateStorefrontInput } from "@/server/storefronts/schema";
-import { createStorefront } from "@/server/storefronts/service";
+import { createStorefront, deleteStorefront } from "@/server/storefronts/service";
 import { createMerchant, productCountOf, setProductCount } from "@/server/storefronts/testing";
 import { oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { ProductManifest, UpdateProductInput } from "./schema";
@@ -10,6 +10,8 @@ import {
   deleteProduct,
   getProduct,
   listProducts,
+  loadProducts,
+  loadProductsByStorefront,
   planProductCreate,
   updateProduct,
 } from "./service";
@@ -92,7 +94,7 @@ describe("product services", () => {
           requiredPlan: "PRO",
           upgradeUrl: "http://localhost:3000/dashboard/billing?plan=PRO",
         },
-        detail: "The plan FREE_NEW allows 2000 products.",
+        detail: expect.objectContaining({ en: "The plan FREE_NEW allows 2000 products." }),
       })),
     );
     await expect(createProduct(ctx, { storefrontId, product: manifest({}) })).rejects.toMatchObject({
@@ -122,5 +124,100 @@ describe("product services", () => {
     ).rejects.toMatchObject({ code: "storefront_not_found" });
     expect(await productCountOf(stranger.userId)).toBe(0);
     expect(await productCountOf(owner.userId)).toBe(0);
+  });
+});
+
+describe("product reads by product id and in batches (the GraphQL door)", () => {
+  it("get, update and delete by product id alone act on the caller's product; another account's is not found", async () => {
+    const merchant = await createMerchant();
+    const stranger = await createMerchant();
+    const ctx = await serviceContextFor(merchant.userKey);
+    const storefrontId = await storefrontFor(ctx);
+    const product = await createProduct(ctx, { storefrontId, product: manifest({ price: 20 }) });
+    expect(await getProduct(ctx, { productId: product.id })).toEqual(product);
+    const changed = await updateProduct(ctx, {
+      productId: product.id,
+      patch: UpdateProductInput.parse({ salePrice: 15 }),
+    });
+    expect(changed.salePrice).toBe(15);
+    const strangerCtx = await serviceContextFor(stranger.userKey);
+    for (const attempt of [
+      () => getProduct(strangerCtx, { productId: product.id }),
+      () =>
+        updateProduct(strangerCtx, {
+          productId: product.id,
+          patch: UpdateProductInput.parse({ title: "X" }),
+        }),
+      () => deleteProduct(strangerCtx, { productId: product.id }),
+    ]) {
+      await expect(attempt()).rejects.toMatchObject({
+        code: "product_not_found",
+        options: { param: "productId" },
+      });
+    }
+    expect(await deleteProduct(ctx, { productId: product.id })).toEqual({ id: product.id, deleted: true });
+    expect(await productCountOf(merchant.userId)).toBe(0);
+  });
+
+  it("loadProducts answers many ids in order: the product, 404, or 410 when its storefront was deleted", async () => {
+    const merchant = await createMerchant({ plan: "PRO" });
+    const ctx = await serviceContextFor(merchant.userKey);
+    const kept = await storefrontFor(ctx);
+    const doomed = await storefrontFor(ctx);
+    const a = await createProduct(ctx, { storefrontId: kept, product: manifest({ title: "A" }) });
+    const b = await createProduct(ctx, { storefrontId: doomed, product: manifest({ title: "B" }) });
+    await deleteStorefront(ctx, { storefrontId: doomed });
+    const loaded = await loadProducts(ctx, { productIds: [b.id, "prd_unknown", a.id] });
+    expect(loaded[0]).toMatchObject({ code: "storefront_deleted" });
+    expect(loaded[1]).toMatchObject({ code: "product_not_found", options: { param: "productId" } });
+    expect(loaded[2]).toEqual(a);
+  });
+
+  it("loadProductsByStorefront pages each storefront's products by id in one call, with a category filter", async () => {
+    const merchant = await createMerchant({ plan: "PRO" });
+    const stranger = await createMerchant({ plan: "PRO" });
+    const ctx = await serviceContextFor(merchant.userKey);
+    const first = await storefrontFor(ctx);
+    const second = await storefrontFor(ctx);
+    const theirs = await storefrontFor(await serviceContextFor(stranger.userKey));
+    await createProduct(await serviceContextFor(stranger.userKey), {
+      storefrontId: theirs,
+      product: manifest({}),
+    });
+    const made = (
+      await createProducts(ctx, {
+        storefrontId: first,
+        products: [
+          manifest({ title: "1", category: "Pan" }),
+          manifest({ title: "2", category: "Café" }),
+          manifest({ title: "3", category: "Pan" }),
+        ],
+      })
+    ).products;
+    const other = await createProduct(ctx, { storefrontId: second, product: manifest({ title: "4" }) });
+
+    const pages = await loadProductsByStorefront(ctx, { storefrontIds: [second, theirs, first], limit: 2 });
+    expect(pages[0]).toEqual({ data: [other], nextCursor: null });
+    expect(pages[1]).toEqual({ data: [], nextCursor: null });
+    expect(pages[2]?.data).toEqual(made.slice(0, 2));
+    // The same pages, one storefront at a time, as /v1 lists them.
+    expect(pages[2]).toEqual(await listProducts(ctx, { storefrontId: first, limit: 2 }));
+    const [rest] = await loadProductsByStorefront(ctx, {
+      storefrontIds: [first],
+      limit: 2,
+      cursor: pages[2]?.nextCursor ?? undefined,
+    });
+    expect(rest).toEqual({ data: [made[2]], nextCursor: null });
+    const [bread] = await loadProductsByStorefront(ctx, {
+      storefrontIds: [first],
+      limit: 20,
+      category: "Pan",
+    });
+    expect(bread?.data.map((p) => p.title)).toEqual(["1", "3"]);
+
+    await deleteStorefront(ctx, { storefrontId: second });
+    expect(await loadProductsByStorefront(ctx, { storefrontIds: [second], limit: 20 })).toEqual([
+      { data: [], nextCursor: null },
+    ]);
   });
 });

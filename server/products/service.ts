@@ -1,4 +1,15 @@
-import { and, asc, eq, getTableColumns, gt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNull,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
@@ -12,6 +23,7 @@ import {
 } from "@/server/db/idempotency-record";
 import { inTransaction, isTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { roundLikeNumeric } from "@/server/lib/decimal";
 import { newId } from "@/server/lib/ids";
 import type { ListQuery, Page } from "@/server/lib/pagination";
@@ -85,8 +97,17 @@ function overLimitRejections(indexes: number[], plan: Plan, path: string): Rejec
     code: "products_over_limit",
     param: `${path}[${index}]`,
     upgrade: upgradeFor(plan),
-    detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+    detail: productLimitDetail(plan),
   }));
+}
+
+function productLimitDetail(plan: Plan) {
+  const limit = PLAN_LIMITS[plan].products;
+  return {
+    en: `The plan ${plan} allows ${limit} products.`,
+    es: `El plan ${plan} permite ${limit} productos.`,
+    pt: `O plano ${plan} permite ${limit} produtos.`,
+  };
 }
 
 /**
@@ -240,7 +261,7 @@ export function planProductCreate(
       const plan = account?.plan ?? "FREE_NEW";
       throw new AppError("plan_max_products_reached", {
         upgrade: upgradeFor(plan),
-        detail: `The plan ${plan} allows ${PLAN_LIMITS[plan].products} products.`,
+        detail: productLimitDetail(plan),
       });
     }
     scheduleImageProcessing(ctx, [row]);
@@ -323,12 +344,25 @@ async function findProduct(db: Db, accountId: string, storefrontId: string, prod
   return row;
 }
 
-type ProductRef = { storefrontId: string; productId: string };
+/** A product by id; REST also names its storefront (the path), GraphQL only the product (its ids are global). */
+type ProductRef = { storefrontId?: string; productId: string };
+
+/** The storefront the reference names, or the one the caller's product belongs to (404 `product_not_found`). */
+async function storefrontOf(db: Db, accountId: string, ref: ProductRef): Promise<string> {
+  if (ref.storefrontId !== undefined) return ref.storefrontId;
+  const [row] = await db
+    .select({ storefrontId: products.storefrontId })
+    .from(products)
+    .where(and(eq(products.id, ref.productId), eq(products.accountId, accountId)));
+  if (!row) throw new AppError("product_not_found", { param: "productId" });
+  return row.storefrontId;
+}
 
 /** One product (GET /v1/storefronts/{storefrontId}/products/{productId}). */
 export async function getProduct(ctx: ServiceContext, input: ProductRef): Promise<ProductDto> {
   const actor = authorize(ctx, "getProduct");
-  const { storefrontId, productId } = input;
+  const { productId } = input;
+  const storefrontId = await storefrontOf(ctx.db, actor.accountId, input);
   await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   return toProductDto(await findProduct(ctx.db, actor.accountId, storefrontId, productId));
 }
@@ -343,8 +377,9 @@ export async function updateProduct(
   args: ProductRef & { patch: UpdateProductInput },
 ): Promise<ProductDto> {
   const actor = authorize(ctx, "updateProduct");
-  const { storefrontId, productId, patch: input } = args;
+  const { productId, patch: input } = args;
   const row = await inTransaction(ctx.db, async (db) => {
+    const storefrontId = await storefrontOf(db, actor.accountId, args);
     await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
     const current = await findProduct(db, actor.accountId, storefrontId, productId, true);
     const price = input.price ?? current.price;
@@ -353,7 +388,11 @@ export async function updateProduct(
       const param = input.salePrice !== undefined ? "salePrice" : "price";
       throw new AppError("invalid_request", {
         param,
-        detail: `${param}: salePrice (${salePrice}) must be below price (${price}).`,
+        detail: {
+          en: `${param}: salePrice (${salePrice}) must be below price (${price}).`,
+          es: `${param}: salePrice (${salePrice}) debe ser menor que price (${price}).`,
+          pt: `${param}: salePrice (${salePrice}) deve ser menor que price (${price}).`,
+        },
       });
     }
     const set: Partial<typeof products.$inferInsert> = { updatedAt: ctx.now() };
@@ -368,7 +407,7 @@ export async function updateProduct(
     return updated;
   });
   if (input.imageUrl !== undefined) scheduleImageProcessing(ctx, [row]);
-  storefrontChangedAfterCommit(ctx, { storefrontId });
+  storefrontChangedAfterCommit(ctx, { storefrontId: row.storefrontId });
   return toProductDto(row);
 }
 
@@ -378,8 +417,9 @@ export async function deleteProduct(
   input: ProductRef,
 ): Promise<{ id: string; deleted: true }> {
   const actor = authorize(ctx, "deleteProduct");
-  const { storefrontId, productId } = input;
+  const { productId } = input;
   return inTransaction(ctx.db, async (db) => {
+    const storefrontId = await storefrontOf(db, actor.accountId, input);
     await findLiveStorefront(db, { accountId: actor.accountId, storefrontId, lock: "key share" });
     const deleted = await db
       .delete(products)
@@ -399,4 +439,82 @@ export async function deleteProduct(
       .where(eq(accounts.id, actor.accountId));
     return { id: productId, deleted: true as const };
   });
+}
+
+/**
+ * `getProduct` for many product ids in ONE statement (the GraphQL loaders; a product id alone names it): per id,
+ * in the order asked, the product, 404 `product_not_found` (unknown or another account's), or 410
+ * `storefront_deleted` when its storefront was deleted.
+ */
+export async function loadProducts(
+  ctx: ServiceContext,
+  input: { productIds: readonly string[] },
+): Promise<Array<ProductDto | AppError>> {
+  const actor = authorize(ctx, "getProduct");
+  const rows =
+    input.productIds.length === 0
+      ? []
+      : await ctx.db
+          .select({ product: products, deletedAt: storefronts.deletedAt })
+          .from(products)
+          .innerJoin(storefronts, eq(storefronts.id, products.storefrontId))
+          .where(and(inArray(products.id, [...input.productIds]), eq(products.accountId, actor.accountId)));
+  return inRequestedOrder(
+    input.productIds,
+    rows,
+    (row) => row.product.id,
+    (row) =>
+      row.deletedAt
+        ? new AppError("storefront_deleted", { param: "storefrontId" })
+        : toProductDto(row.product),
+    () => new AppError("product_not_found", { param: "productId" }),
+  );
+}
+
+/**
+ * The products of many storefronts, one page each, in ONE statement (GraphQL `Storefront.products`): ordered by
+ * id as `listProducts`, `category` keeps the products of that category only, and `cursor` applies to every
+ * storefront's list. A storefront that is not a live one of the caller's account gets an empty page (its
+ * loader already answered 404 or 410 for it).
+ */
+export async function loadProductsByStorefront(
+  ctx: ServiceContext,
+  input: { storefrontIds: readonly string[]; category?: string | null } & ListQuery,
+): Promise<Array<Page<ProductDto>>> {
+  const actor = authorize(ctx, "listProducts");
+  if (input.storefrontIds.length === 0) return [];
+  const after = decodeCursor(input.cursor, "prd");
+  const parent = ctx.db
+    .select({ id: storefronts.id })
+    .from(storefronts)
+    .where(
+      and(
+        inArray(storefronts.id, [...input.storefrontIds]),
+        eq(storefronts.accountId, actor.accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .as("parent");
+  const page = ctx.db
+    .select()
+    .from(products)
+    .where(
+      and(
+        eq(products.storefrontId, parent.id),
+        eq(products.accountId, actor.accountId),
+        input.category != null ? eq(products.category, input.category) : undefined,
+        after ? gt(products.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(products.id))
+    .limit(input.limit + 1)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  return toPages(
+    input.storefrontIds,
+    rows.map((row) => row.page),
+    (row) => row.storefrontId,
+    input.limit,
+    toProductDto,
+  );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isCleanText, localizedError, text } from "@/server/validation";
 
 /**
  * Field validators shared by storefront and product inputs (docs/api.md, "Storefronts": text fields refuse
@@ -29,14 +30,15 @@ export function isSafeText(value: string): boolean {
   return !SCRIPT_URL.test(squeezed);
 }
 
-const UNSAFE_TEXT = "must not contain HTML tags, inline event handlers or script URLs";
+const UNSAFE_TEXT = localizedError({
+  en: "must not contain HTML tags, inline event handlers or script URLs",
+  es: "no debe contener etiquetas HTML, manejadores de eventos en línea ni URLs de script",
+  pt: "não deve conter tags HTML, manipuladores de eventos embutidos nem URLs de script",
+});
 
 /** A free-text string that refuses markup (docs/api.md, "Storefronts"). */
 export function safeText(options: { min?: number; max?: number } = {}) {
-  let schema = z.string();
-  if (options.min !== undefined) schema = schema.min(options.min);
-  if (options.max !== undefined) schema = schema.max(options.max);
-  return schema.refine(isSafeText, { error: UNSAFE_TEXT });
+  return text(options).refine(isSafeText, { error: UNSAFE_TEXT });
 }
 
 /**
@@ -44,9 +46,20 @@ export function safeText(options: { min?: number; max?: number } = {}) {
  */
 export function httpUrl() {
   return z
-    .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
-    .refine((value) => !/[\s<>"'`]/.test(value) && !value.includes("\u0000"), {
-      error: "must be a valid URI (encode spaces, quotes and angle brackets)",
+    .url({
+      protocol: /^https?$/,
+      error: localizedError({
+        en: "must be an absolute http:// or https:// URL",
+        es: "debe ser una URL absoluta http:// o https://",
+        pt: "deve ser uma URL absoluta http:// ou https://",
+      }),
+    })
+    .refine((value) => !/[\s<>"'`]/.test(value) && isCleanText(value), {
+      error: localizedError({
+        en: "must be a valid URI (encode spaces, quotes and angle brackets)",
+        es: "debe ser un URI válido (codifica espacios, comillas y corchetes angulares)",
+        pt: "deve ser um URI válido (codifique espaços, aspas e sinais de menor e maior)",
+      }),
     });
 }
 

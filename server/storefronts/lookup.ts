@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import type { StorefrontRow } from "./dto";
@@ -19,9 +19,37 @@ export async function findLiveStorefront(
     .where(and(eq(storefronts.id, input.storefrontId), eq(storefronts.accountId, input.accountId)))
     .limit(1);
   const [row] = input.lock ? await query.for(input.lock) : await query;
-  if (!row) throw new AppError("storefront_not_found", { param: "storefrontId" });
-  if (row.deletedAt) throw new AppError("storefront_deleted", { param: "storefrontId" });
+  const found = liveStorefrontOrError(row);
+  if (found instanceof AppError) throw found;
+  return found;
+}
+
+/** The rule above for one row read by the caller's account: the row, or the 404 / 410 it means. */
+function liveStorefrontOrError(row: StorefrontRow | undefined): StorefrontRow | AppError {
+  if (!row) return new AppError("storefront_not_found", { param: "storefrontId" });
+  if (row.deletedAt) return new AppError("storefront_deleted", { param: "storefrontId" });
   return row;
+}
+
+/** `findLiveStorefront` for many ids in ONE statement (the GraphQL loaders): per id, in order, the row or its error. */
+export async function findLiveStorefronts(
+  db: Db,
+  input: { accountId: string; storefrontIds: readonly string[] },
+): Promise<Array<StorefrontRow | AppError>> {
+  const rows =
+    input.storefrontIds.length === 0
+      ? []
+      : await db
+          .select()
+          .from(storefronts)
+          .where(
+            and(
+              inArray(storefronts.id, [...input.storefrontIds]),
+              eq(storefronts.accountId, input.accountId),
+            ),
+          );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return input.storefrontIds.map((id) => liveStorefrontOrError(byId.get(id)));
 }
 
 /** The published, visible, live storefront with this slug (the public page and public orders), or 404. */

@@ -13,4 +13,6 @@ export const STOREFRONT_OPERATIONS = {
   // Settings outside the /v1 Storefront object, edited in the dashboard only (docs/api.md, "Storefront settings").
   getStorefrontSettings: { scopes: [SCOPES.catalogRead], access: "read", via: ["session"] },
   updateStorefrontSettings: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
+  // A developer reads the storefronts of the accounts it bootstrapped (GraphQL `User.storefronts`).
+  listBootstrappedUserStorefronts: { scopes: [SCOPES.developerRead], access: "read" },
 } as const satisfies Record<string, OperationDefinition>;

@@ -20,8 +20,6 @@ import {
   updateStorefront,
 } from "./service";
 
-const COMMON_ERRORS = [401, 403, 429, 500, 503];
-
 /**
  * The `updatedAt` an If-Match header names (docs/api.md, "Optimistic concurrency"): absent or `*` means no
  * condition; quotes and a weak `W/` prefix are dropped; anything else is handed on and never matches unless it
@@ -54,7 +52,7 @@ export const storefrontRoutes = [
         schema: CreateStorefrontResponse,
       },
     },
-    errors: [400, 402, 409, 413, ...COMMON_ERRORS],
+    errors: ["plan_max_storefronts_reached", "slug_taken"],
     handler: async (ctx, { body }) => {
       const { rejected, ...created } = await createStorefront(ctx, body);
       return rejected
@@ -71,7 +69,6 @@ export const storefrontRoutes = [
     auth: "key",
     query: ListQuery,
     responses: { 200: { description: "A page of storefronts", schema: StorefrontList } },
-    errors: [400, ...COMMON_ERRORS],
     handler: async (ctx, { query }) => ({ status: 200, body: await listStorefronts(ctx, query) }),
   }),
   defineRoute({
@@ -83,7 +80,7 @@ export const storefrontRoutes = [
     auth: "key",
     params: StorefrontParams,
     responses: { 200: { description: "The storefront", schema: StorefrontResponse } },
-    errors: [404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: { storefront: await getStorefront(ctx, params) },
@@ -100,7 +97,7 @@ export const storefrontRoutes = [
     params: StorefrontParams,
     body: UpdateStorefrontInput,
     responses: { 200: { description: "The updated storefront", schema: StorefrontResponse } },
-    errors: [400, 401, 403, 404, 409, 410, 413, 429, 500, 503],
+    errors: ["storefront_deleted", "storefront_conflict", "slug_taken"],
     handler: async (ctx, { params, body, headers }) => ({
       status: 200,
       body: {
@@ -121,7 +118,7 @@ export const storefrontRoutes = [
     auth: "key",
     params: StorefrontParams,
     responses: { 200: { description: "Deleted", schema: DeletedResponse } },
-    errors: [404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params }) => ({ status: 200, body: await deleteStorefront(ctx, params) }),
   }),
   defineRoute({
@@ -134,7 +131,7 @@ export const storefrontRoutes = [
     auth: "key",
     params: StorefrontParams,
     responses: { 200: { description: "The published storefront", schema: StorefrontResponse } },
-    errors: [402, 404, 409, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted", "email_not_verified", "plan_cannot_publish", "slug_taken"],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: { storefront: await publishStorefront(ctx, params) },
@@ -149,7 +146,7 @@ export const storefrontRoutes = [
     auth: "key",
     params: StorefrontParams,
     responses: { 200: { description: "The unpublished storefront", schema: StorefrontResponse } },
-    errors: [404, 410, ...COMMON_ERRORS],
+    errors: ["storefront_deleted"],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: { storefront: await unpublishStorefront(ctx, params) },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ProductDto, ProductManifest, RejectedProductDto } from "@/server/products/schema";
+import { jsonValue, localized, localizedError, pathId } from "@/server/validation";
 import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
 import { amount, httpUrl, safeText } from "./fields";
 import { canonicalTimeZone } from "./time-zones";
@@ -28,9 +29,15 @@ const PRESET_NAMES = Object.keys(THEME_PRESETS) as [ThemePreset, ...ThemePreset[
 /** `HH:MM`, 00:00-23:59; `24:00` is accepted as "until midnight" (docs/api.md, "Storefronts"). */
 const Time = z
   .string()
-  .regex(/^\d{2}:\d{2}$/, { error: "must be HH:MM" })
+  .regex(/^\d{2}:\d{2}$/, {
+    error: localizedError({ en: "must be HH:MM", es: "debe ser HH:MM", pt: "deve ser HH:MM" }),
+  })
   .refine((value) => /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/.test(value), {
-    error: "must be a time of day, 00:00-23:59 (or 24:00)",
+    error: localizedError({
+      en: "must be a time of day, 00:00-23:59 (or 24:00)",
+      es: "debe ser una hora del día, 00:00-23:59 (o 24:00)",
+      pt: "deve ser uma hora do dia, 00:00-23:59 (ou 24:00)",
+    }),
   });
 
 const FileRef = z.strictObject({
@@ -38,11 +45,21 @@ const FileRef = z.strictObject({
 });
 
 export const LogoUrlInput = z
-  .union([httpUrl(), FileRef], { error: "must be an http(s) URL, {fileId} or null" })
+  .union([httpUrl(), FileRef], {
+    error: localizedError({
+      en: "must be an http(s) URL, {fileId} or null",
+      es: "debe ser una URL http(s), {fileId} o null",
+      pt: "deve ser uma URL http(s), {fileId} ou null",
+    }),
+  })
   .nullable();
 export const BackgroundUrlInput = z
   .union([z.literal("auto"), httpUrl(), FileRef], {
-    error: 'must be an http(s) URL, {fileId}, "auto" or null',
+    error: localizedError({
+      en: 'must be an http(s) URL, {fileId}, "auto" or null',
+      es: 'debe ser una URL http(s), {fileId}, "auto" o null',
+      pt: 'deve ser uma URL http(s), {fileId}, "auto" ou null',
+    }),
   })
   .nullable();
 
@@ -53,7 +70,11 @@ export const ThemeInput = z
       z.strictObject({ preset: z.enum(PRESET_NAMES) }),
     ],
     {
-      error: `must be {primary, secondary, tertiary} or {preset} with a preset of: ${PRESET_NAMES.join(", ")}`,
+      error: localizedError({
+        en: `must be {primary, secondary, tertiary} or {preset} with a preset of: ${PRESET_NAMES.join(", ")}`,
+        es: `debe ser {primary, secondary, tertiary} o {preset} con uno de estos presets: ${PRESET_NAMES.join(", ")}`,
+        pt: `deve ser {primary, secondary, tertiary} ou {preset} com um destes presets: ${PRESET_NAMES.join(", ")}`,
+      }),
     },
   )
   .nullable();
@@ -115,7 +136,11 @@ export const DeliveryInput = z
         ctx.addIssue({
           code: "custom",
           path: ["ranges", index, "toKm"],
-          message: "must be greater than fromKm",
+          message: localized({
+            en: "must be greater than fromKm",
+            es: "debe ser mayor que fromKm",
+            pt: "deve ser maior que fromKm",
+          }),
         });
         return;
       }
@@ -133,7 +158,11 @@ export const DeliveryInput = z
         ctx.addIssue({
           code: "custom",
           path: ["ranges", later, "fromKm"],
-          message: `overlaps ranges[${Math.min(previous.index, current.index)}]`,
+          message: localized({
+            en: `overlaps ranges[${Math.min(previous.index, current.index)}]`,
+            es: `se superpone con ranges[${Math.min(previous.index, current.index)}]`,
+            pt: `se sobrepõe a ranges[${Math.min(previous.index, current.index)}]`,
+          }),
         });
         return;
       }
@@ -143,12 +172,22 @@ export const DeliveryInput = z
 
 export const BiographyInput = z
   .union([z.literal("auto"), z.strictObject({ title: safeText(), description: safeText() })], {
-    error: 'must be {title, description}, "auto" or null',
+    error: localizedError({
+      en: 'must be {title, description}, "auto" or null',
+      es: 'debe ser {title, description}, "auto" o null',
+      pt: 'deve ser {title, description}, "auto" ou null',
+    }),
   })
   .nullable();
 
 export const BlocksInput = z
-  .union([z.literal("auto"), z.array(z.unknown())], { error: 'must be an array, "auto" or null' })
+  .union([z.literal("auto"), z.array(jsonValue())], {
+    error: localizedError({
+      en: 'must be an array, "auto" or null',
+      es: 'debe ser un array, "auto" o null',
+      pt: 'deve ser um array, "auto" ou null',
+    }),
+  })
   .nullable();
 
 export const CategoriesInput = z
@@ -162,12 +201,24 @@ export const CategoriesInput = z
 export const SlugInput = z
   .string()
   .max(100)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { error: "must be lowercase letters, digits and single hyphens" })
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, {
+    error: localizedError({
+      en: "must be lowercase letters, digits and single hyphens",
+      es: "debe tener solo minúsculas, dígitos y guiones sueltos",
+      pt: "deve ter apenas minúsculas, dígitos e hífens simples",
+    }),
+  })
   .nullable();
 
 export const WhatsappInput = z
   .string()
-  .regex(/^\+[1-9]\d{7,14}$/, { error: "must be an E.164 number, e.g. +5215512345678" })
+  .regex(/^\+[1-9]\d{7,14}$/, {
+    error: localizedError({
+      en: "must be an E.164 number, e.g. +5215512345678",
+      es: "debe ser un número E.164, p. ej. +5215512345678",
+      pt: "deve ser um número E.164, p. ex. +5215512345678",
+    }),
+  })
   .nullable();
 
 /** The editable fields (docs/api.md, "Storefronts"), every one optional. */
@@ -211,13 +262,25 @@ export type CreateStorefrontInput = z.infer<typeof CreateStorefrontInput>;
 export const UpdateStorefrontInput = z
   .strictObject({
     whatsapp: z
-      .never({ error: "whatsapp is set when the storefront is created and cannot be changed with PATCH" })
+      .never({
+        error: localizedError({
+          en: "whatsapp is set when the storefront is created and cannot be changed with PATCH",
+          es: "whatsapp se fija al crear la tienda y no se puede cambiar con PATCH",
+          pt: "whatsapp é definido ao criar a loja e não pode ser alterado com PATCH",
+        }),
+      })
       .optional()
       .meta({
         description: "Rejected (400 `invalid_request`, even null): set at creation only. Nothing is written.",
       }),
     products: z
-      .never({ error: "products cannot be sent in a storefront PATCH; use POST .../products" })
+      .never({
+        error: localizedError({
+          en: "products cannot be sent in a storefront PATCH; use POST .../products",
+          es: "products no se puede enviar en un PATCH de la tienda; usa POST .../products",
+          pt: "products não pode ser enviado em um PATCH da loja; use POST .../products",
+        }),
+      })
       .optional()
       .meta({ description: "Rejected (400 `invalid_request`): use the product endpoints." }),
     ...editableFields,
@@ -225,7 +288,7 @@ export const UpdateStorefrontInput = z
   .meta({ id: "UpdateStorefrontInput" });
 export type UpdateStorefrontInput = z.infer<typeof UpdateStorefrontInput>;
 
-export const StorefrontParams = z.strictObject({ storefrontId: z.string() });
+export const StorefrontParams = z.strictObject({ storefrontId: pathId("storefront_not_found") });
 
 // ---- Response objects (docs/api.md, "Storefronts"): every key present, null where unset.
 

@@ -1,5 +1,7 @@
-import { sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { accounts, apiKeys } from "@/server/accounts/tables";
+import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ProductManifest } from "@/server/products/schema";
 import { createProduct } from "@/server/products/service";
@@ -20,6 +22,8 @@ import {
   getStorefront,
   getStorefrontSettings,
   listStorefronts,
+  loadBootstrappedUserStorefronts,
+  loadStorefronts,
   publishStorefront,
   unpublishStorefront,
   updateStorefront,
@@ -335,5 +339,68 @@ describe("storefront change announcements", () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe("storefront batch reads (the GraphQL loaders)", () => {
+  it("loadStorefronts answers many ids in the order asked: the storefront, 404 or 410 for each", async () => {
+    const owner = await createMerchant({ plan: "PRO", verified: true });
+    const stranger = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(owner.userKey);
+    const a = (await createStorefront(ctx, input({ name: "A" }))).storefront;
+    const b = (await createStorefront(ctx, input({ name: "B" }))).storefront;
+    const gone = (await createStorefront(ctx, input({ name: "Gone" }))).storefront;
+    await deleteStorefront(ctx, { storefrontId: gone.id });
+    const theirs = (await createStorefront(await serviceContextFor(stranger.userKey), input())).storefront;
+
+    const loaded = await loadStorefronts(ctx, { storefrontIds: [b.id, theirs.id, gone.id, a.id, "stf_x"] });
+    expect(loaded[0]).toEqual(await getStorefront(ctx, { storefrontId: b.id }));
+    expect(loaded[1]).toMatchObject({ code: "storefront_not_found", options: { param: "storefrontId" } });
+    expect(loaded[2]).toMatchObject({ code: "storefront_deleted" });
+    expect(loaded[3]).toEqual(await getStorefront(ctx, { storefrontId: a.id }));
+    expect(loaded[4]).toMatchObject({ code: "storefront_not_found" });
+    expect(await loadStorefronts(ctx, { storefrontIds: [] })).toEqual([]);
+  });
+
+  it("loadBootstrappedUserStorefronts: a developer reads the live storefronts of the accounts it bootstrapped, one page each", async () => {
+    const developer = await createDeveloper();
+    const other = await createDeveloper();
+    const mine = await bootstrapUser(developer.key);
+    const theirs = await bootstrapUser(other.key);
+    const db = await dbReady();
+    await db
+      .update(accounts)
+      .set({ plan: "PRO" })
+      .where(inArray(accounts.id, [mine.userId, theirs.userId]));
+    await db.update(apiKeys).set({ rpm: 100_000 }).where(eq(apiKeys.accountId, mine.userId));
+    const merchantCtx = await serviceContextFor(mine.userKey);
+    const made = [];
+    for (const name of ["Uno", "Dos", "Tres"])
+      made.push((await createStorefront(merchantCtx, input({ name }))).storefront);
+    await deleteStorefront(merchantCtx, { storefrontId: made[1]?.id ?? "" });
+    await createStorefront(await serviceContextFor(theirs.userKey), input());
+
+    const ctx = await serviceContextFor(developer.key);
+    const [page, strangers] = await loadBootstrappedUserStorefronts(ctx, {
+      userIds: [mine.userId, theirs.userId],
+      limit: 1,
+    });
+    expect(page?.data.map((s) => s.id)).toEqual([made[0]?.id]);
+    expect(page?.nextCursor).not.toBeNull();
+    expect(strangers).toEqual({ data: [], nextCursor: null });
+    const [next] = await loadBootstrappedUserStorefronts(ctx, {
+      userIds: [mine.userId],
+      limit: 1,
+      cursor: page?.nextCursor ?? undefined,
+    });
+    // The deleted storefront is left out.
+    expect(next).toEqual({
+      data: [await getStorefront(merchantCtx, { storefrontId: made[2]?.id ?? "" })],
+      nextCursor: null,
+    });
+
+    await expect(
+      loadBootstrappedUserStorefronts(merchantCtx, { userIds: [mine.userId], limit: 20 }),
+    ).rejects.toMatchObject({ code: "insufficient_scope", options: { requiredScopes: ["developer:read"] } });
   });
 });

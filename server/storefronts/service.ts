@@ -1,12 +1,13 @@
-import { and, asc, count, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
-import { accounts } from "@/server/accounts/tables";
+import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { toProductDto } from "@/server/products/dto";
@@ -15,7 +16,7 @@ import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "./changes";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
-import { findLiveStorefront, findPublishedStorefront } from "./lookup";
+import { findLiveStorefront, findLiveStorefronts, findPublishedStorefront } from "./lookup";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,
@@ -82,7 +83,11 @@ export async function createStorefront(
       if ((live?.n ?? 0) >= limit) {
         throw new AppError("plan_max_storefronts_reached", {
           upgrade: upgradeFor(account.plan),
-          detail: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+          detail: {
+            en: `The plan ${account.plan} allows ${limit} storefront${limit === 1 ? "" : "s"}.`,
+            es: `El plan ${account.plan} permite ${limit} tienda${limit === 1 ? "" : "s"}.`,
+            pt: `O plano ${account.plan} permite ${limit} loja${limit === 1 ? "" : "s"}.`,
+          },
         });
       }
       const [row] = await db
@@ -259,6 +264,9 @@ export type UpdateStorefrontArgs = {
   expectedUpdatedAt?: string | null;
 };
 
+const EARLIEST_IF_MATCH = Date.parse("0001-01-01T00:00:00.000Z");
+const LATEST_IF_MATCH = Date.parse("9999-12-31T23:59:59.999Z");
+
 /**
  * Deep-merges `patch` into the storefront; arrays replace (docs/api.md, "PATCH rules" 1-4). The
  * patch was validated whole before this runs (a `whatsapp` or `products` key is a 400 and nothing is written).
@@ -271,7 +279,10 @@ export async function updateStorefront(
 ): Promise<StorefrontDto> {
   const actor = authorize(ctx, "updateStorefront");
   const { storefrontId, patch } = input;
-  const expected = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  const parsed = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
+  // A date PostgreSQL's timestamptz cannot take as written (year 0, years past 9999) is not a timestamp either.
+  const expected =
+    parsed !== null && !(parsed >= EARLIEST_IF_MATCH && parsed <= LATEST_IF_MATCH) ? Number.NaN : parsed;
   let rows: StorefrontRow[];
   try {
     rows = (await patchStatementFor(ctx.db).execute({
@@ -296,12 +307,20 @@ export async function updateStorefront(
   if (patch.slug === null && current.published) {
     throw new AppError("invalid_request", {
       param: "slug",
-      detail: "slug: a published storefront keeps its slug; unpublish it first.",
+      detail: {
+        en: "slug: a published storefront keeps its slug; unpublish it first.",
+        es: "slug: una tienda publicada conserva su slug; despublícala primero.",
+        pt: "slug: uma loja publicada mantém seu slug; despublique-a primeiro.",
+      },
     });
   }
   throw new AppError("storefront_conflict", {
     param: "If-Match",
-    detail: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+    detail: {
+      en: `The storefront's updatedAt is now ${current.updatedAt.toISOString()}.`,
+      es: `El updatedAt de la tienda ahora es ${current.updatedAt.toISOString()}.`,
+      pt: `O updatedAt da loja agora é ${current.updatedAt.toISOString()}.`,
+    },
   });
 }
 
@@ -522,7 +541,11 @@ export async function updateStorefrontSettings(
     if (settings.timeZone !== null && zone === null) {
       throw new AppError("invalid_request", {
         param: "timeZone",
-        detail: "timeZone: must be an IANA time zone name, e.g. America/Mexico_City",
+        detail: {
+          en: "timeZone: must be an IANA time zone name, e.g. America/Mexico_City.",
+          es: "timeZone: debe ser un nombre de zona horaria IANA, p. ej. America/Mexico_City.",
+          pt: "timeZone: deve ser um nome de fuso horário IANA, p. ex. America/Mexico_City.",
+        },
       });
     }
     set.timeZone = zone;
@@ -546,4 +569,58 @@ export async function updateStorefrontSettings(
   if (!row) throw new AppError("storefront_deleted", { param: "storefrontId" });
   storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
   return toSettingsDto(row);
+}
+
+/**
+ * `getStorefront` for many ids in ONE statement (the GraphQL loaders): per id, in the order asked, the storefront
+ * or the error `getStorefront` would throw for it (404 another account's or unknown, 410 deleted).
+ */
+export async function loadStorefronts(
+  ctx: ServiceContext,
+  input: { storefrontIds: readonly string[] },
+): Promise<Array<StorefrontDto | AppError>> {
+  const actor = authorize(ctx, "getStorefront");
+  const found = await findLiveStorefronts(ctx.db, { accountId: actor.accountId, ...input });
+  return found.map((row) => (row instanceof AppError ? row : toStorefrontDto(row)));
+}
+
+/**
+ * A developer's read of the live storefronts of accounts its keys bootstrapped (GraphQL `User.storefronts`), one
+ * page per user in ONE statement, ordered by id; `cursor` applies to every user's list. A user this developer did
+ * not bootstrap gets an empty page.
+ */
+export async function loadBootstrappedUserStorefronts(
+  ctx: ServiceContext,
+  input: { userIds: readonly string[] } & ListQuery,
+): Promise<Array<Page<StorefrontDto>>> {
+  const actor = authorize(ctx, "listBootstrappedUserStorefronts");
+  if (input.userIds.length === 0) return [];
+  const after = decodeCursor(input.cursor, "stf");
+  const parent = ctx.db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+    .where(and(inArray(accounts.id, [...input.userIds]), eq(apiKeys.accountId, actor.accountId)))
+    .as("parent");
+  const page = ctx.db
+    .select()
+    .from(storefronts)
+    .where(
+      and(
+        eq(storefronts.accountId, parent.id),
+        isNull(storefronts.deletedAt),
+        after ? gt(storefronts.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(storefronts.id))
+    .limit(input.limit + 1)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  return toPages(
+    input.userIds,
+    rows.map((row) => row.page),
+    (row) => row.accountId,
+    input.limit,
+    toStorefrontDto,
+  );
 }

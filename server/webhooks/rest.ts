@@ -37,7 +37,7 @@ export const webhookRoutes = [
     auth: "key",
     body: CreateWebhookEndpointInput,
     responses: { 201: { description: "Endpoint created", schema: WebhookEndpointWithSecretDto } },
-    errors: [400, 401, 403, 409, 413, 429, 500, 503],
+    errors: ["invalid_webhook_url", "webhook_endpoint_limit_reached"],
     handler: async (ctx, { body }) => ({ status: 201, body: await createEndpoint(ctx, { endpoint: body }) }),
   }),
   defineRoute({
@@ -49,7 +49,6 @@ export const webhookRoutes = [
     auth: "key",
     query: ListQuery,
     responses: { 200: { description: "A page of endpoints", schema: WebhookEndpointList } },
-    errors: [400, 401, 403, 429, 500, 503],
     handler: async (ctx, { query }) => ({ status: 200, body: await listEndpoints(ctx, query) }),
   }),
   defineRoute({
@@ -61,7 +60,6 @@ export const webhookRoutes = [
     auth: "key",
     params: EndpointIdParams,
     responses: { 200: { description: "The endpoint", schema: WebhookEndpointDto } },
-    errors: [400, 401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: await getEndpoint(ctx, { endpointId: params.id }),
@@ -77,7 +75,7 @@ export const webhookRoutes = [
     params: EndpointIdParams,
     body: UpdateWebhookEndpointInput,
     responses: { 200: { description: "The updated endpoint (no secret)", schema: WebhookEndpointDto } },
-    errors: [400, 401, 403, 404, 413, 429, 500, 503],
+    errors: ["invalid_webhook_url"],
     handler: async (ctx, { params, body }) => ({
       status: 200,
       body: await updateEndpoint(ctx, { endpointId: params.id, patch: body }),
@@ -92,7 +90,6 @@ export const webhookRoutes = [
     auth: "key",
     params: EndpointIdParams,
     responses: { 200: { description: "Deleted", schema: DeletedWebhookEndpoint } },
-    errors: [400, 401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: await deleteEndpoint(ctx, { endpointId: params.id }),
@@ -109,7 +106,6 @@ export const webhookRoutes = [
     responses: {
       200: { description: "The endpoint with its new secret", schema: WebhookEndpointWithSecretDto },
     },
-    errors: [400, 401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params }) => ({
       status: 200,
       body: await rotateSigningSecret(ctx, { endpointId: params.id }),
@@ -125,7 +121,6 @@ export const webhookRoutes = [
     params: EndpointIdParams,
     query: ListDeliveriesQuery,
     responses: { 200: { description: "Deliveries", schema: WebhookDeliveryList } },
-    errors: [400, 401, 403, 404, 429, 500, 503],
     handler: async (ctx, { params, query }) => ({
       status: 200,
       body: await listDeliveries(ctx, { endpointId: params.id, ...query }),
@@ -141,7 +136,7 @@ export const webhookRoutes = [
     params: EndpointIdParams,
     body: TestFireInput,
     responses: { 202: { description: "Queued for delivery", schema: TestFireResponse } },
-    errors: [400, 401, 403, 404, 409, 413, 429, 500, 503],
+    errors: ["webhook_endpoint_paused"],
     handler: async (ctx, { params, body }) => ({
       status: 202,
       body: await sendTestEvent(ctx, { endpointId: params.id, ...body }),

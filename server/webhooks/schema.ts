@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pathId, text } from "@/server/validation";
 
 /** The five event types (docs/webhooks.md, "Events"). */
 export const EVENT_TYPES = [
@@ -36,7 +37,7 @@ export const SIGNING_SECRET_PATTERN = /^[0-9a-f]{64}$/;
 // Inputs
 
 // The 2048-character limit is checked by the URL guard, so it answers `invalid_webhook_url` like every URL rule.
-const Url = z.string().min(1).meta({
+const Url = text({ min: 1 }).meta({
   description: "HTTPS URL, at most 2048 characters; private and internal hosts are refused.",
   example: "https://example.com/webhooks/marea",
 });
@@ -45,7 +46,7 @@ const SubscribedEvents = z
   .min(1)
   .max(EVENT_TYPES.length * 4)
   .meta({ description: "Event types delivered to this endpoint. Duplicates are ignored." });
-const Description = z.string().max(500);
+const Description = text({ max: 500 });
 
 /** POST /v1/webhook_endpoints (docs/webhooks.md, "Endpoints"). */
 export const CreateWebhookEndpointInput = z
@@ -72,7 +73,7 @@ export const UpdateWebhookEndpointInput = z
 export type UpdateWebhookEndpointInput = z.infer<typeof UpdateWebhookEndpointInput>;
 
 export const EndpointIdParams = z.strictObject({
-  id: z.string().min(1).max(64).meta({ description: "Webhook endpoint id, `mk_we_` + 16 hex." }),
+  id: pathId("webhook_endpoint_not_found", "Webhook endpoint id, `mk_we_` + 16 hex."),
 });
 
 export const ListDeliveriesQuery = z.strictObject({

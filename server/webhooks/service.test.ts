@@ -13,6 +13,9 @@ import {
   getEndpoint,
   listDeliveries,
   listEndpoints,
+  loadDeliveries,
+  loadDeliveriesByEndpoint,
+  loadEndpoints,
   MAX_ENDPOINTS_PER_ACCOUNT,
   rotateSigningSecret,
   sendTestEvent,
@@ -132,5 +135,66 @@ describe("webhook endpoint services", () => {
     expect(
       await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, second.endpointId)),
     ).toEqual([]);
+  });
+});
+
+describe("webhook reads in batches (the GraphQL door)", () => {
+  it("loadEndpoints answers many ids in order; another account's, a merchant one's and a malformed id are not found", async () => {
+    const developer = await createDeveloper();
+    const other = await createDeveloper();
+    const ctx = await serviceContextFor(developer.key);
+    const mine = await createEndpoint(ctx, { endpoint: endpoint() });
+    const theirs = await createEndpoint(await serviceContextFor(other.key), { endpoint: endpoint() });
+    const merchant = await createMerchant();
+    const merchantEndpoint = await createEndpoint(await sessionContextFor(merchant.userId), {
+      scope: "merchant",
+      endpoint: endpoint({ subscribedEvents: ["order.created"] }),
+    });
+    const loaded = await loadEndpoints(ctx, {
+      endpointIds: [theirs.endpointId, mine.endpointId, "not-an-id", merchantEndpoint.endpointId],
+    });
+    expect(loaded[0]).toMatchObject({ code: "webhook_endpoint_not_found", options: { param: "id" } });
+    expect(loaded[1]).toEqual(await getEndpoint(ctx, { endpointId: mine.endpointId }));
+    expect(loaded[1]).not.toHaveProperty("signingSecret");
+    expect(loaded[2]).toMatchObject({ code: "webhook_endpoint_not_found" });
+    expect(loaded[3]).toMatchObject({ code: "webhook_endpoint_not_found" });
+    const userKey = await serviceContextFor(merchant.userKey);
+    await expect(loadEndpoints(userKey, { endpointIds: [mine.endpointId] })).rejects.toMatchObject({
+      code: "insufficient_scope",
+    });
+  });
+
+  it("loadDeliveriesByEndpoint is each endpoint's log (newest first) in one call; loadDeliveries finds one by id", async () => {
+    const developer = await createDeveloper();
+    const other = await createDeveloper();
+    const ctx = await serviceContextFor(developer.key);
+    const first = await createEndpoint(ctx, { endpoint: endpoint() });
+    const second = await createEndpoint(ctx, { endpoint: endpoint() });
+    const theirs = await createEndpoint(await serviceContextFor(other.key), { endpoint: endpoint() });
+    await sendTestEvent(ctx, { endpointId: first.endpointId, type: "user.verified" });
+    await sendTestEvent(ctx, { endpointId: first.endpointId, type: "order.paid" });
+    await sendTestEvent(await serviceContextFor(other.key), {
+      endpointId: theirs.endpointId,
+      type: "order.paid",
+    });
+
+    const logs = await loadDeliveriesByEndpoint(ctx, {
+      endpointIds: [second.endpointId, first.endpointId, theirs.endpointId],
+      limit: 50,
+    });
+    expect(logs[0]).toEqual({ data: [], nextCursor: null });
+    expect(logs[1]).toEqual(await listDeliveries(ctx, { endpointId: first.endpointId }));
+    expect(logs[1]?.data.map((d) => d.type)).toEqual(["order.paid", "user.verified"]);
+    expect(logs[2]).toEqual({ data: [], nextCursor: null });
+    const [newest] = await loadDeliveriesByEndpoint(ctx, { endpointIds: [first.endpointId], limit: 1 });
+    expect(newest?.data.map((d) => d.type)).toEqual(["order.paid"]);
+
+    const delivery = logs[1]?.data[0];
+    const theirDelivery = (
+      await listDeliveries(await serviceContextFor(other.key), { endpointId: theirs.endpointId })
+    ).data[0];
+    const found = await loadDeliveries(ctx, { deliveryIds: [theirDelivery?.id ?? "", delivery?.id ?? ""] });
+    expect(found[0]).toMatchObject({ code: "webhook_endpoint_not_found" });
+    expect(found[1]).toEqual(delivery);
   });
 });

@@ -1,12 +1,13 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { newWebhookEndpointId } from "@/server/lib/ids";
-import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";
+import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import type { OperationName } from "@/server/operations";
 import { type EndpointRow, toDeliveryDto, toEndpointDto } from "./dto";
@@ -21,6 +22,7 @@ import {
   ORDER_EVENT_TYPES,
   type TestFireInput,
   type UpdateWebhookEndpointInput,
+  type WebhookDeliveryDto,
   type WebhookDeliveryList,
   type WebhookEndpointDto,
   type WebhookEndpointList,
@@ -69,6 +71,14 @@ const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
   listWebhookDeliveries: "read",
 };
 
+/**
+ * The endpoints a caller manages when it does not say (docs/mcp.md, "Tools"): a developer key its developer
+ * endpoints (as over /v1), anyone else the account's own merchant endpoints.
+ */
+export function defaultEndpointScope(actor: Actor | null): EndpointScope {
+  return actor?.kind === "developer" ? "developer" : "merchant";
+}
+
 /** Which endpoints a call acts on: `developer` (the /v1 API, the default) or `merchant` (the dashboard). */
 type Scoped = { scope?: EndpointScope };
 type EndpointRef = Scoped & { endpointId: string };
@@ -81,7 +91,11 @@ function normalizeEvents(scope: EndpointScope, events: EventType[] | undefined):
   if (refused)
     throw new AppError("invalid_request", {
       param: "subscribedEvents",
-      detail: `A ${scope} endpoint cannot subscribe to ${refused}; allowed: ${allowed.join(", ")}.`,
+      detail: {
+        en: `A ${scope} endpoint cannot subscribe to ${refused}; allowed: ${allowed.join(", ")}.`,
+        es: `Un endpoint ${scope} no puede suscribirse a ${refused}; permitidos: ${allowed.join(", ")}.`,
+        pt: `Um endpoint ${scope} não pode assinar ${refused}; permitidos: ${allowed.join(", ")}.`,
+      },
     });
   return unique;
 }
@@ -311,7 +325,11 @@ export async function sendTestEvent(
   if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
     throw new AppError("invalid_request", {
       param: "type",
-      detail: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
+      detail: {
+        en: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
+        es: `Un endpoint ${scope} solo recibe ${eventTypesFor(scope).join(", ")}.`,
+        pt: `Um endpoint ${scope} recebe apenas ${eventTypesFor(scope).join(", ")}.`,
+      },
     });
   const now = ctx.now();
   const emitted = await inTransaction(ctx.db, async (tx) => {
@@ -321,4 +339,139 @@ export async function sendTestEvent(
   });
   ctx.afterCommit(wakeDeliveries);
   return { eventId: emitted.eventId };
+}
+
+/**
+ * `getEndpoint` for many ids in ONE statement (the GraphQL loaders): per id, in order, the endpoint (never its
+ * secret) or 404 `webhook_endpoint_not_found` (unknown, malformed, another account's or the other scope's).
+ */
+export async function loadEndpoints(
+  ctx: ServiceContext,
+  args: Scoped & { endpointIds: readonly string[] },
+): Promise<Array<WebhookEndpointDto | AppError>> {
+  const { scope = "developer" } = args;
+  const actor = ownerOf(ctx, scope, "getWebhookEndpoint");
+  const ids = args.endpointIds.filter((id) => ENDPOINT_ID_PATTERN.test(id));
+  const rows =
+    ids.length === 0
+      ? []
+      : await ctx.db
+          .select()
+          .from(webhookEndpoints)
+          .where(
+            and(
+              inArray(webhookEndpoints.id, ids),
+              eq(webhookEndpoints.accountId, actor.accountId),
+              eq(webhookEndpoints.scope, scope),
+            ),
+          );
+  return inRequestedOrder(
+    args.endpointIds,
+    rows,
+    (row) => row.id,
+    toEndpointDto,
+    () => new AppError("webhook_endpoint_not_found", { param: "id" }),
+  );
+}
+
+/** A delivery row with the fields of its event that the delivery log shows. */
+function deliveryLogColumns() {
+  return {
+    ...getTableColumns(webhookDeliveries),
+    eventId: webhookEvents.eventId,
+    type: webhookEvents.type,
+    isTest: webhookEvents.isTest,
+  };
+}
+
+type DeliveryLogRow = typeof webhookDeliveries.$inferSelect & {
+  eventId: string;
+  type: string;
+  isTest: boolean;
+};
+
+function newestFirst(a: DeliveryLogRow, b: DeliveryLogRow): number {
+  const byTime = b.createdAt.getTime() - a.createdAt.getTime();
+  return byTime !== 0 ? byTime : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * The delivery logs of many endpoints in ONE statement (GraphQL `WebhookEndpoint.deliveries`): per endpoint, as
+ * `listDeliveries`, its newest deliveries (at most 50, last 30 days). An endpoint that is not the caller's gets an
+ * empty log.
+ */
+export async function loadDeliveriesByEndpoint(
+  ctx: ServiceContext,
+  args: Scoped & { endpointIds: readonly string[]; limit?: number },
+): Promise<Array<Page<WebhookDeliveryDto>>> {
+  const { scope = "developer" } = args;
+  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  if (args.endpointIds.length === 0) return [];
+  const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
+  const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
+  const parent = ctx.db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        inArray(webhookEndpoints.id, [...args.endpointIds]),
+        eq(webhookEndpoints.accountId, actor.accountId),
+        eq(webhookEndpoints.scope, scope),
+      ),
+    )
+    .as("parent");
+  const page = ctx.db
+    .select(deliveryLogColumns())
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+    .where(and(eq(webhookDeliveries.endpointId, parent.id), gte(webhookDeliveries.createdAt, since)))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit)
+    .as("page");
+  const rows = await ctx.db.select().from(parent).innerJoinLateral(page, sql`true`);
+  // The log is the newest `limit` deliveries and has no next page (as listDeliveries: nextCursor null).
+  return toPages(
+    args.endpointIds,
+    rows.map((row) => row.page as DeliveryLogRow),
+    (row) => row.endpointId,
+    limit,
+    (row) => toDeliveryDto(row, row),
+    newestFirst,
+  );
+}
+
+/**
+ * Deliveries by id in ONE statement (GraphQL `node`): per id, in order, the delivery of one of the caller's
+ * endpoints (last 30 days, as the log), or 404 `webhook_endpoint_not_found`, the error its endpoint would answer.
+ */
+export async function loadDeliveries(
+  ctx: ServiceContext,
+  args: Scoped & { deliveryIds: readonly string[] },
+): Promise<Array<WebhookDeliveryDto | AppError>> {
+  const { scope = "developer" } = args;
+  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
+  const rows =
+    args.deliveryIds.length === 0
+      ? []
+      : await ctx.db
+          .select(deliveryLogColumns())
+          .from(webhookDeliveries)
+          .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+          .where(
+            and(
+              inArray(webhookDeliveries.id, [...args.deliveryIds]),
+              eq(webhookEndpoints.accountId, actor.accountId),
+              eq(webhookEndpoints.scope, scope),
+              gte(webhookDeliveries.createdAt, since),
+            ),
+          );
+  return inRequestedOrder(
+    args.deliveryIds,
+    rows,
+    (row) => row.id,
+    (row) => toDeliveryDto(row, row),
+    () => new AppError("webhook_endpoint_not_found", { param: "id" }),
+  );
 }

@@ -4,7 +4,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
 import { env } from "@/server/env";
-import { AppError } from "@/server/errors";
+import { AppError, type Messages } from "@/server/errors";
 
 /**
  * SSRF guard for webhook URLs (docs/webhooks.md, "URL rules").
@@ -35,8 +35,24 @@ function allowLocalDefault(options?: UrlGuardOptions): boolean {
   return options?.allowLocal ?? env().UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS === "1";
 }
 
-function reject(detail: string): never {
+function reject(detail: Messages): never {
   throw new AppError("invalid_webhook_url", { param: "url", detail });
+}
+
+function tooLong(): Messages {
+  return {
+    en: `The URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters.`,
+    es: `La URL tiene más de ${MAX_WEBHOOK_URL_LENGTH} caracteres.`,
+    pt: `A URL tem mais de ${MAX_WEBHOOK_URL_LENGTH} caracteres.`,
+  };
+}
+
+function hostNotAllowed(host: string): Messages {
+  return {
+    en: `The host ${host} is not allowed.`,
+    es: `El host ${host} no está permitido.`,
+    pt: `O host ${host} não é permitido.`,
+  };
 }
 
 /**
@@ -48,27 +64,39 @@ function reject(detail: string): never {
  */
 export function assertAllowedWebhookUrl(url: string, options?: UrlGuardOptions): URL {
   const allowLocal = allowLocalDefault(options);
-  if (typeof url !== "string" || url.length === 0) reject("The URL is empty.");
-  if (url.length > MAX_WEBHOOK_URL_LENGTH)
-    reject(`The URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters.`);
+  if (typeof url !== "string" || url.length === 0)
+    reject({ en: "The URL is empty.", es: "La URL está vacía.", pt: "A URL está vazia." });
+  if (url.length > MAX_WEBHOOK_URL_LENGTH) reject(tooLong());
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return reject("The URL cannot be parsed.");
+    return reject({
+      en: "The URL cannot be parsed.",
+      es: "La URL no se puede interpretar.",
+      pt: "A URL não pode ser interpretada.",
+    });
   }
-  if (parsed.href.length > MAX_WEBHOOK_URL_LENGTH)
-    reject(`The URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters.`);
+  if (parsed.href.length > MAX_WEBHOOK_URL_LENGTH) reject(tooLong());
   if (parsed.protocol !== "https:" && !(allowLocal && parsed.protocol === "http:"))
-    reject("The URL must use https://.");
+    reject({
+      en: "The URL must use https://.",
+      es: "La URL debe usar https://.",
+      pt: "A URL deve usar https://.",
+    });
   // `https://trusted.example@10.0.0.1/` reads as one host and connects to another: no userinfo at all.
   if (parsed.username !== "" || parsed.password !== "" || /^[a-z]+:\/\/[^/?#]*@/i.test(url))
-    reject("The URL must not contain a user name or password.");
+    reject({
+      en: "The URL must not contain a user name or password.",
+      es: "La URL no debe contener usuario ni contraseña.",
+      pt: "A URL não deve conter usuário nem senha.",
+    });
   const host = normalizeHost(parsed.hostname);
-  if (host === "") reject("The URL has no host.");
+  if (host === "")
+    reject({ en: "The URL has no host.", es: "La URL no tiene host.", pt: "A URL não tem host." });
   const hostClass = classifyHost(host);
-  if (hostClass === "private") reject(`The host ${host} is not allowed.`);
-  if (hostClass === "loopback" && !allowLocal) reject(`The host ${host} is not allowed.`);
+  if (hostClass === "private") reject(hostNotAllowed(host));
+  if (hostClass === "loopback" && !allowLocal) reject(hostNotAllowed(host));
   return parsed;
 }
 
@@ -243,7 +271,7 @@ export async function resolveAndCheck(
   const allowLocal = allowLocalDefault(options);
   const host = normalizeHost(hostname);
   const hostClass = classifyHost(host);
-  if (!isAllowedClass(hostClass, allowLocal)) reject(`The host ${host} is not allowed.`);
+  if (!isAllowedClass(hostClass, allowLocal)) reject(hostNotAllowed(host));
   const literal = isIP(host);
   let addresses: ResolvedAddress[];
   if (literal) {
@@ -252,13 +280,28 @@ export async function resolveAndCheck(
     try {
       addresses = await systemResolve(host);
     } catch (error) {
-      return reject(`The host ${host} does not resolve (${(error as { code?: string }).code ?? "error"}).`);
+      const code = (error as { code?: string }).code ?? "error";
+      return reject({
+        en: `The host ${host} does not resolve (${code}).`,
+        es: `El host ${host} no se resuelve (${code}).`,
+        pt: `O host ${host} não é resolvido (${code}).`,
+      });
     }
   }
-  if (addresses.length === 0) reject(`The host ${host} does not resolve.`);
+  if (addresses.length === 0) {
+    reject({
+      en: `The host ${host} does not resolve.`,
+      es: `El host ${host} no se resuelve.`,
+      pt: `O host ${host} não é resolvido.`,
+    });
+  }
   for (const a of addresses) {
     if (!isAllowedClass(classifyAddress(a.address), allowLocal))
-      reject(`The host ${host} resolves to a private address (${a.address}).`);
+      reject({
+        en: `The host ${host} resolves to a private address (${a.address}).`,
+        es: `El host ${host} se resuelve a una dirección privada (${a.address}).`,
+        pt: `O host ${host} é resolvido para um endereço privado (${a.address}).`,
+      });
   }
   return addresses;
 }
@@ -273,7 +316,13 @@ export type SafeFetchInit = {
   maxBodyBytes?: number;
 };
 
-export type SafeFetchResponse = { status: number; body: string; durationMs: number };
+export type SafeFetchResponse = {
+  status: number;
+  body: string;
+  durationMs: number;
+  /** Response headers, lowercased names (a repeated header joined with ", "). */
+  headers: Record<string, string>;
+};
 
 /** Why a request failed: the delivery log records `kind: message`. */
 export class SafeFetchError extends Error {
@@ -325,6 +374,7 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
   return await new Promise<SafeFetchResponse>((resolve, reject) => {
     let settled = false;
     let status: number | null = null;
+    let headers: Record<string, string> = {};
     const chunks: Buffer[] = [];
     let size = 0;
     const succeed = () => {
@@ -335,6 +385,7 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
         status,
         body: Buffer.concat(chunks).subarray(0, maxBody).toString("utf8"),
         durationMs: Math.round(performance.now() - started),
+        headers,
       });
     };
     const fail = (error: SafeFetchError) => {
@@ -372,6 +423,12 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
     });
     request.on("response", (response) => {
       status = response.statusCode ?? 0;
+      headers = Object.fromEntries(
+        Object.entries(response.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(", ") : (value ?? ""),
+        ]),
+      );
       response.on("data", (chunk: Buffer) => {
         if (size < maxBody) chunks.push(chunk);
         size += chunk.length;

@@ -15,7 +15,11 @@ export function TableContainer({
       aria-label={label}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
       tabIndex={0}
-      className={clsx("w-full overflow-x-auto rounded-lg border border-border bg-surface", className)}
+      // `relative`: visually hidden cells (sr-only, absolutely positioned) stay inside the scroll box at 360 px.
+      className={clsx(
+        "relative w-full overflow-x-auto rounded-lg border border-border bg-surface",
+        className,
+      )}
       {...props}
     />
   );

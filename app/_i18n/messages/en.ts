@@ -1,5 +1,5 @@
+import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
-
 /**
  * The interface text in English: the source of truth. es.ts and pt.ts must have exactly these keys (a type
  * error otherwise) and the same `{placeholders}` (checked by app/_i18n/catalogue.test.ts).
@@ -152,4 +152,5 @@ export const en = {
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
+  ...oauthEn,
 } as const;

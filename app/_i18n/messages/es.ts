@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
 
 /** La interfaz en español. Las claves y los `{marcadores}` son los de en.ts. */
@@ -151,4 +152,5 @@ export const es: Messages = {
   "gallery.emptyDescription": "Añade un endpoint para recibir eventos firmados sobre tus pedidos.",
   "gallery.emptyAction": "Añadir endpoint",
   ...storefrontEs,
+  ...oauthEs,
 };

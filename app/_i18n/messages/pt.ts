@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 
 /** A interface em português (do Brasil). As chaves e os `{marcadores}` são os de en.ts. */
@@ -152,4 +153,5 @@ export const pt: Messages = {
   "gallery.emptyDescription": "Adicione um endpoint para receber eventos assinados sobre seus pedidos.",
   "gallery.emptyAction": "Adicionar endpoint",
   ...storefrontPt,
+  ...oauthPt,
 };

@@ -1,0 +1,4 @@
+import { handleConsentDecision } from "@/server/oauth/forms";
+
+export const dynamic = "force-dynamic";
+export const POST = handleConsentDecision;

@@ -1,0 +1,15 @@
+import { lexicographicSortSchema } from "graphql";
+import "@/server/accounts/graphql";
+import "@/server/storefronts/graphql";
+import "@/server/products/graphql";
+import "@/server/orders/graphql";
+import "@/server/webhooks/graphql";
+import { builder } from "./builder";
+import "./node";
+import "./scalars";
+
+/**
+ * The whole GraphQL schema, gathered from the features' `graphql.ts` files (each adds its types and fields to the
+ * one builder). Printed into docs/schema.graphql by `npm run graphql:schema`; a test fails when they differ.
+ */
+export const schema = lexicographicSortSchema(builder.toSchema());

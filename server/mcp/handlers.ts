@@ -1,0 +1,199 @@
+import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
+import type { Db } from "@/server/db/client";
+import { isDatabaseUnavailable } from "@/server/db/client";
+import { AppError, isAppError, type Language } from "@/server/errors";
+import { log } from "@/server/lib/log";
+import { getStorefront, listStorefronts } from "@/server/storefronts/service";
+import { parseInput } from "@/server/validation";
+import { mcpErrorObject } from "./errors";
+import { canSeeTool, findTool, listToolsFor, type ToolListing } from "./registry";
+
+/**
+ * What the MCP methods do, for both protocol eras (docs/mcp.md, "Protocol versions"): the SDK's transport
+ * serves the handshake-based revisions (2025-03-26 to 2025-11-25) and `modern.ts` the stateless 2026-07-28 one;
+ * both call these.
+ */
+
+/** The caller of one MCP request: its actor, and what the request's context is made from. */
+export type McpCall = {
+  db: Db;
+  actor: Actor;
+  requestId: string;
+  language: Language;
+  now: () => Date;
+  usage?: ServiceContext["usage"];
+};
+
+export const SERVER_INFO = { name: "marea", title: "Marea", version: "1.0.0" } as const;
+
+export const INSTRUCTIONS =
+  "Marea manages online storefronts: their profile, branding, schedule, delivery, products and orders. " +
+  "Read before you write: list or get a storefront, then change it. Errors come back as results with isError, " +
+  "a stable `code`, a `message` and the `param` at fault. Publishing needs a verified account on a plan that " +
+  "can publish.";
+
+/** A JSON-RPC error the protocol defines (an unknown tool or resource), not a tool failure. */
+export class McpProtocolError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.name = "McpProtocolError";
+    this.code = code;
+  }
+}
+
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+
+/** A catalogue error outside a tool call: a JSON-RPC error whose message is the catalogue's error object. */
+function protocolErrorOf(error: AppError, call: McpCall): McpProtocolError {
+  return new McpProtocolError(
+    error.status >= 500 ? INTERNAL_ERROR : INVALID_PARAMS,
+    JSON.stringify(mcpErrorObject(error, call)),
+  );
+}
+
+export type CallToolResult = {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+function contextOf(call: McpCall): ServiceContext {
+  return createServiceContext({
+    db: call.db,
+    actor: call.actor,
+    requestId: call.requestId,
+    language: call.language,
+    now: call.now,
+    usage: call.usage,
+  });
+}
+
+export function listTools(call: McpCall): ToolListing[] {
+  return listToolsFor(call.actor);
+}
+
+/** The catalogue's error as a tool result: `isError`, and the error object as the text. */
+function errorResult(error: AppError, call: McpCall): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(mcpErrorObject(error, call)) }] };
+}
+
+/** Turns anything a tool threw into a catalogue error: unknown failures are logged and answered as 500s. */
+function toAppError(error: unknown, call: McpCall, name: string): AppError {
+  if (isAppError(error)) return error;
+  if (isDatabaseUnavailable(error)) {
+    log("error", "database unavailable", { requestId: call.requestId, tool: name, error });
+    return new AppError("service_unavailable", { retryAfterMs: 5000 });
+  }
+  log("error", "mcp tool failed", { requestId: call.requestId, tool: name, error });
+  return new AppError("internal_error");
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this looks for
+const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The JSON path of the first string (value or key) in `value` holding NUL or an unpaired UTF-16 surrogate, or
+ * null. Text like that cannot be stored as sent (PostgreSQL refuses NUL; a lone surrogate comes back changed), so
+ * the door refuses it before any schema or service sees it.
+ */
+export function invalidTextPath(value: unknown, path: string[] = []): string | null {
+  if (typeof value === "string") return BAD_TEXT.test(value) ? path.join(".") || "arguments" : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = invalidTextPath(item, [...path.slice(0, -1), `${path.at(-1) ?? ""}[${index}]`]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (BAD_TEXT.test(key)) return [...path, "(key)"].join(".");
+      const found = invalidTextPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function assertValidText(value: unknown): void {
+  const param = invalidTextPath(value);
+  if (param !== null)
+    throw new AppError("invalid_request", {
+      param,
+      detail: `${param}: must not contain NUL characters or unpaired UTF-16 surrogates.`,
+    });
+}
+
+/**
+ * `tools/call`: the arguments are parsed with the tool's zod schema (a bad one is `invalid_request` with the JSON
+ * path in `param`), then ONE service function runs with the caller's context. Its DTO is `structuredContent`
+ * (and the text, as JSON); a failure is an `isError` result carrying the catalogue's error object.
+ */
+export async function callTool(call: McpCall, name: string, args: unknown): Promise<CallToolResult> {
+  const definition = findTool(name);
+  if (!definition) throw new McpProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
+  if (!canSeeTool(definition, call.actor))
+    return errorResult(
+      new AppError("insufficient_scope", {
+        detail: `${name} needs a developer key (mk_dev_…); it is never available to user keys or OAuth apps.`,
+        requiredScopes: ["developer:bootstrap"],
+        heldScopes: call.actor.scopes,
+      }),
+      call,
+    );
+  const ctx = contextOf(call);
+  try {
+    assertValidText(args);
+    const input = parseInput(definition.input, args ?? {}, call.language);
+    const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
+    ctx.runAfterCommit();
+    return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+  } catch (error) {
+    return errorResult(toAppError(error, call, name), call);
+  }
+}
+
+// Resources: each storefront is readable as marea://storefronts/{storefrontId}.
+
+const STOREFRONT_URI = /^marea:\/\/storefronts\/([^/?#]+)$/;
+
+export const RESOURCE_TEMPLATES = [
+  {
+    uriTemplate: "marea://storefronts/{storefrontId}",
+    name: "storefront",
+    title: "Storefront",
+    description: "A storefront as JSON, as marea.get_storefront returns it.",
+    mimeType: "application/json",
+  },
+];
+
+/** `resources/list`: the account's storefronts (the first 100), one resource each. */
+export async function listResources(call: McpCall) {
+  const ctx = contextOf(call);
+  try {
+    const page = await listStorefronts(ctx, { limit: 100 });
+    return page.data.map((storefront) => ({
+      uri: `marea://storefronts/${storefront.id}`,
+      name: storefront.id,
+      title: storefront.name,
+      mimeType: "application/json",
+    }));
+  } catch (error) {
+    throw protocolErrorOf(toAppError(error, call, "resources/list"), call);
+  }
+}
+
+/** `resources/read`: a storefront resource; an unknown URI or storefront is a protocol error (invalid params). */
+export async function readResource(call: McpCall, uri: string) {
+  const match = invalidTextPath(uri) === null ? STOREFRONT_URI.exec(uri) : null;
+  if (!match?.[1]) throw new McpProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
+  const ctx = contextOf(call);
+  try {
+    const storefront = await getStorefront(ctx, { storefrontId: decodeURIComponent(match[1]) });
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(storefront) }] };
+  } catch (error) {
+    throw protocolErrorOf(toAppError(error, call, "resources/read"), call);
+  }
+}

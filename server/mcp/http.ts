@@ -1,0 +1,188 @@
+import { dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { env } from "@/server/env";
+import { AppError, errorBody, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { log } from "@/server/lib/log";
+import { mcpUrl } from "@/server/oauth/urls";
+import { assertOAuthScopes, authenticateMcpRequest, McpHttpError } from "./auth";
+import type { McpCall } from "./handlers";
+import { handleLegacyRequest } from "./legacy";
+import { handleModernRequest, isModernRequest } from "./modern";
+
+/**
+ * `{mcp_url}` (docs/mcp.md): MCP over Streamable HTTP, stateless, in a route handler. In this order: Host and
+ * Origin (DNS-rebinding protection) -> authentication and rate limiting (a static key or an OAuth token) -> body
+ * (1 MiB at most, JSON) -> over OAuth, the scope the method needs (403 step-up) -> the protocol era (2026-07-28
+ * per-request metadata, or the handshake-based revisions through the SDK) -> the handlers.
+ */
+
+export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+
+type State = { requestId: string; language: Language; headers: Record<string, string> };
+
+function hostOf(url: string): string {
+  return new URL(url).host.toLowerCase();
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** The Host header must name this service (APP_URL's or MCP_URL's host): a rebound DNS name is refused. */
+function isAllowedHost(request: Request): boolean {
+  const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+  return host === hostOf(mcpUrl()) || host === hostOf(env().APP_URL);
+}
+
+/** A browser's Origin, when sent, must be this service's own. Clients outside browsers send none. */
+function isAllowedOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  return origin === originOf(mcpUrl()) || origin === originOf(env().APP_URL);
+}
+
+function jsonResponse(status: number, body: unknown, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+function refusal(error: AppError, state: State, headers: Record<string, string> = {}): Response {
+  return jsonResponse(error.status, errorBody(error, state.requestId, state.language), {
+    ...state.headers,
+    ...error.options.headers,
+    ...headers,
+    "x-request-id": state.requestId,
+  });
+}
+
+/** A JSON-RPC error without an id, for a message that could not be read. */
+function rpcRefusal(status: number, code: number, message: string, state: State): Response {
+  return jsonResponse(
+    status,
+    { jsonrpc: "2.0", id: null, error: { code, message } },
+    { ...state.headers, "x-request-id": state.requestId },
+  );
+}
+
+async function readBody(request: Request): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_MCP_BODY_BYTES) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => {
+      // The client closed the connection before the body ended (ECONNRESET must not pass for a lost database).
+      throw new AppError("invalid_request", {
+        detail: "The request body could not be read: the connection closed.",
+      });
+    });
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_MCP_BODY_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * A `tools/call` whose params are not `{name: string, arguments?: object}` is the client's mistake: JSON-RPC
+ * invalid params (-32602), answered here for both eras (the SDK would call it an internal error).
+ */
+function malformedToolCall(body: unknown): Response | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
+  if (method !== "tools/call") return null;
+  const args = (params as { arguments?: unknown } | null)?.arguments;
+  const isValid =
+    typeof params === "object" &&
+    params !== null &&
+    typeof (params as { name?: unknown }).name === "string" &&
+    (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args)));
+  if (isValid) return null;
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: typeof id === "string" || typeof id === "number" ? id : null,
+      error: {
+        code: -32602,
+        message: "Invalid params: tools/call takes {name: string, arguments?: object}.",
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: merged,
+  });
+}
+
+export async function handleMcpRequest(
+  request: Request,
+  options: { now?: () => Date } = {},
+): Promise<Response> {
+  const now = options.now ?? (() => new Date());
+  const state: State = {
+    requestId: newId("req"),
+    language: pickLanguage(request.headers.get("accept-language")),
+    headers: {},
+  };
+  try {
+    if (!isAllowedHost(request)) return refusal(new AppError("host_not_allowed"), state);
+    if (!isAllowedOrigin(request)) return refusal(new AppError("cross_site_request"), state);
+    const db = await dbReady();
+    const auth = await authenticateMcpRequest(db, request, now());
+    state.headers = auth.headers;
+    if (request.method !== "POST")
+      return refusal(new AppError("method_not_allowed"), state, { allow: "POST" });
+
+    const raw = await readBody(request);
+    if (raw === null) return refusal(new AppError("payload_too_large"), state);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return rpcRefusal(400, -32700, "Parse error: the body is not JSON.", state);
+    }
+    assertOAuthScopes(auth, Array.isArray(body) ? body : [body]);
+    const malformed = malformedToolCall(body);
+    if (malformed) return withHeaders(malformed, { ...state.headers, "x-request-id": state.requestId });
+
+    const call: McpCall = {
+      db,
+      actor: auth.actor,
+      requestId: state.requestId,
+      language: state.language,
+      now,
+      usage: auth.usage,
+    };
+    const isModern = isModernRequest(request.headers.get("mcp-protocol-version"), body);
+    const response = isModern
+      ? await handleModernRequest(request, body, call)
+      : await handleLegacyRequest(request, body, call);
+    return withHeaders(response, { ...state.headers, "x-request-id": state.requestId });
+  } catch (error) {
+    if (error instanceof McpHttpError) return refusal(error.error, state, error.headers);
+    if (isAppError(error)) return refusal(error, state);
+    if (isDatabaseUnavailable(error)) {
+      log("error", "database unavailable", { requestId: state.requestId, error });
+      return refusal(new AppError("service_unavailable", { retryAfterMs: 5000 }), state, {
+        "retry-after": "5",
+      });
+    }
+    log("error", "unhandled mcp error", { requestId: state.requestId, error });
+    return refusal(new AppError("internal_error"), state);
+  }
+}

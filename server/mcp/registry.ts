@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { accountTools } from "@/server/accounts/mcp";
+import type { Actor } from "@/server/context";
+import { orderTools } from "@/server/orders/mcp";
+import { productTools } from "@/server/products/mcp";
+import { storefrontTools } from "@/server/storefronts/mcp";
+import { webhookTools } from "@/server/webhooks/mcp";
+import type { ToolDefinition } from "./tool";
+
+/** Every tool, in the order `tools/list` shows them (deterministic, so clients can cache the list). */
+export const TOOLS: readonly ToolDefinition[] = [
+  ...accountTools.slice(0, 1),
+  ...storefrontTools,
+  ...productTools,
+  ...orderTools,
+  ...webhookTools,
+  ...accountTools.slice(1),
+];
+
+const BY_NAME = new Map(TOOLS.map((definition) => [definition.name, definition]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return BY_NAME.get(name);
+}
+
+/** Developer-only tools are for a developer key (`mk_dev_*`) over its own door, never an OAuth app's token. */
+export function canSeeTool(definition: ToolDefinition, actor: Actor): boolean {
+  if (!definition.isDeveloperOnly) return true;
+  return actor.via.type === "api_key" && actor.kind === "developer";
+}
+
+/** A tool as `tools/list` describes it. */
+export type ToolListing = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolDefinition["annotations"] & { title: string };
+};
+
+// Inline JSON Schema (no $ref to shared ids): what every client revision can read.
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    metadata: z.registry(),
+  }) as Record<string, unknown>;
+  return rest;
+}
+
+let listings: ToolListing[] | undefined;
+
+/** The JSON Schemas are made once per process, not per request. */
+function allListings(): ToolListing[] {
+  listings ??= TOOLS.map((definition) => ({
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema: jsonSchema(definition.input, "input"),
+    outputSchema: jsonSchema(definition.output, "output"),
+    annotations: { title: definition.title, ...definition.annotations },
+  }));
+  return listings;
+}
+
+/** What `tools/list` shows this caller: `marea.bootstrap_user` only to developer keys. */
+export function listToolsFor(actor: Actor): ToolListing[] {
+  return allListings().filter((_, index) => canSeeTool(TOOLS[index] as ToolDefinition, actor));
+}

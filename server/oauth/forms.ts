@@ -1,0 +1,107 @@
+import { createHmac } from "node:crypto";
+import { createServiceContext } from "@/server/context";
+import { dbReady } from "@/server/db/client";
+import { ERROR_CATALOGUE, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { safeEqual } from "@/server/lib/crypto";
+import { newId } from "@/server/lib/ids";
+import { actorFromSessionCookie } from "@/server/sessions/actor";
+import { LANGUAGE_COOKIE, readCookie } from "@/server/sessions/cookies";
+import { sameSitePath } from "@/server/sessions/next-path";
+import { isSameOrigin } from "@/server/sessions/origin";
+import { decideConsent, disconnectApp } from "./service";
+
+/**
+ * The dashboard's OAuth forms (docs/mcp.md, "Consent" and "Connected apps"): plain HTML form posts with the
+ * session cookie. Each refuses a cross-site request (`isSameOrigin`); the consent form also carries a token bound
+ * to the session and the authorization request, so a forged post cannot approve an app even from the same site.
+ */
+
+export const CONSENT_PAGE = "/dashboard/oauth/consent";
+
+/** The consent form's anti-forgery token: HMAC-SHA256 of the request id, keyed by the session id (never sent). */
+export function consentFormToken(sessionId: string, requestId: string): string {
+  return createHmac("sha256", sessionId).update(`oauth-consent:${requestId}`).digest("hex");
+}
+
+function languageOf(request: Request): Language {
+  const chosen = readCookie(request, LANGUAGE_COOKIE);
+  if (chosen === "es" || chosen === "en" || chosen === "pt") return chosen;
+  return pickLanguage(request.headers.get("accept-language"));
+}
+
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
+}
+
+function refused(request: Request): Response {
+  return new Response(ERROR_CATALOGUE.cross_site_request.messages[languageOf(request)], {
+    status: 403,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+async function readForm(request: Request): Promise<Record<string, string>> {
+  try {
+    const data = await request.formData();
+    const fields: Record<string, string> = {};
+    for (const [key, value] of data.entries())
+      if (typeof value === "string") fields[key] = value.slice(0, 4000);
+    return fields;
+  } catch {
+    return {};
+  }
+}
+
+function signInFirst(next: string): Response {
+  return seeOther(`/signin?${new URLSearchParams({ next })}`);
+}
+
+/**
+ * POST /oauth/consent: `decision` approve or deny for the authorization request `request`. Answers 303 to the
+ * client's redirect URI (with `code` or `error`, `state` and `iss`), or back to the consent page with
+ * `?error=<catalogue code>`.
+ */
+export async function handleConsentDecision(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return refused(request);
+  const form = await readForm(request);
+  const requestId = form.request ?? "";
+  const consentPage = `${CONSENT_PAGE}?${new URLSearchParams({ request: requestId })}`;
+  const db = await dbReady();
+  const now = new Date();
+  const actor = await actorFromSessionCookie(db, request, now);
+  if (actor?.via.type !== "session") return signInFirst(consentPage);
+  if (!safeEqual(form.csrf ?? "", consentFormToken(actor.via.sessionId, requestId))) return refused(request);
+  const ctx = createServiceContext({ db, actor, requestId: newId("req"), language: languageOf(request) });
+  try {
+    const { redirectTo } = await decideConsent(ctx, { requestId, approve: form.decision === "approve" });
+    ctx.runAfterCommit();
+    return seeOther(redirectTo);
+  } catch (error) {
+    if (isAppError(error)) return seeOther(`${consentPage}&${new URLSearchParams({ error: error.code })}`);
+    throw error;
+  }
+}
+
+/**
+ * POST /oauth/disconnect: `clientId` of the app to disconnect, `next` the dashboard page to go back to (default the
+ * account page), which then shows `?disconnected=<clientId>` or `?error=<catalogue code>`.
+ */
+export async function handleDisconnect(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return refused(request);
+  const form = await readForm(request);
+  const next = sameSitePath(form.next) ?? "/dashboard/account";
+  const back = (query: Record<string, string>) =>
+    seeOther(`${next}${next.includes("?") ? "&" : "?"}${new URLSearchParams(query)}`);
+  const db = await dbReady();
+  const actor = await actorFromSessionCookie(db, request, new Date());
+  if (!actor) return signInFirst(next);
+  const ctx = createServiceContext({ db, actor, requestId: newId("req"), language: languageOf(request) });
+  try {
+    await disconnectApp(ctx, { clientId: form.clientId ?? "" });
+    ctx.runAfterCommit();
+    return back({ disconnected: form.clientId ?? "" });
+  } catch (error) {
+    if (isAppError(error)) return back({ error: error.code });
+    throw error;
+  }
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { ListQuery } from "@/server/lib/pagination";
+import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { OrderDto, UpdateOrderInput } from "./schema";
+import { listOrders, updateOrderStatus } from "./service";
+
+/** Order tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Orders"). */
+export const orderTools = [
+  tool(
+    "marea.list_orders",
+    {
+      title: "List orders",
+      description:
+        "A storefront's orders, oldest first, with items, customer, totals and status. Pass `nextCursor` as `cursor` for the next page.",
+      operation: "listOrders",
+      scope: "marea.read",
+      input: ListQuery.extend({ storefrontId: z.string().min(1).max(64) }),
+      output: z.object({ data: z.array(OrderDto), nextCursor: z.string().nullable() }),
+      annotations: READ_ONLY,
+    },
+    (ctx, input) => listOrders(ctx, input),
+  ),
+  tool(
+    "marea.update_order_status",
+    {
+      title: "Update an order's status",
+      description:
+        "Moves the order to a valid next `orderStatus` and/or sets a `customStatus`. A real change notifies the account's webhook endpoints (order.status_updated); cancelling puts the stock back.",
+      operation: "updateOrderStatus",
+      scope: "marea.write",
+      input: z.strictObject({ orderId: z.string().min(1).max(64), change: UpdateOrderInput }),
+      output: OrderDto,
+      annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: true }),
+    },
+    (ctx, input) => updateOrderStatus(ctx, input),
+  ),
+];

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { ListQuery } from "@/server/lib/pagination";
+import { READ_ONLY, tool } from "@/server/mcp/tool";
+import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
+import { defaultEndpointScope, listDeliveries, listEndpoints } from "./service";
+
+/**
+ * Webhook tools (docs/mcp.md, "Tools"): a developer key reads its developer endpoints (as over /v1); a user key or
+ * an OAuth app reads the account's merchant endpoints (order.* of its own storefronts).
+ */
+export const webhookTools = [
+  tool(
+    "marea.list_webhook_endpoints",
+    {
+      title: "List webhook endpoints",
+      description:
+        "The account's webhook endpoints (URL, subscribed events, enabled), without signing secrets. Pass `nextCursor` as `cursor` for the next page.",
+      operation: "listWebhookEndpoints",
+      scope: "marea.read",
+      input: ListQuery,
+      output: WebhookEndpointList,
+      annotations: READ_ONLY,
+    },
+    (ctx, input) => listEndpoints(ctx, { ...input, scope: defaultEndpointScope(ctx.actor) }),
+  ),
+  tool(
+    "marea.list_deliveries",
+    {
+      title: "List webhook deliveries",
+      description:
+        "An endpoint's delivery log, newest first (at most 50, last 30 days): event, status, attempts and the receiver's answers.",
+      operation: "listWebhookDeliveries",
+      scope: "marea.read",
+      input: z.strictObject({
+        endpointId: z.string().min(1).max(64),
+        limit: z.number().int().min(1).max(50).default(50),
+      }),
+      output: WebhookDeliveryList,
+      annotations: READ_ONLY,
+    },
+    (ctx, input) => listDeliveries(ctx, { ...input, scope: defaultEndpointScope(ctx.actor) }),
+  ),
+];
