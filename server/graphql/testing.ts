@@ -116,7 +116,7 @@ const FRAGMENT_TEXT = {
   OrderFields: /* GraphQL */ `
     fragment OrderFields on Order {
       id publicOrderId storefrontId userId orderStatus customStatus { id label }
-      items { productId title amount price } customer { name phone } paymentMethod { id name } paymentStatus
+      items { productId title amount price options { group option groupTitle title price } } customer { name phone } paymentMethod { id name } paymentStatus
       fulfillment { type distanceKm } subtotalPrice deliveryPrice totalPrice currency createdAt updatedAt paidAt
     }`,
   EndpointFields: /* GraphQL */ `

@@ -26,12 +26,27 @@ const CustomStatusRef = builder.objectRef<NonNullable<OrderDto["customStatus"]>>
   fields: (t) => ({ id: t.exposeString("id"), label: t.exposeString("label") }),
 });
 
+const OrderItemOptionRef = builder
+  .objectRef<OrderDto["items"][number]["options"][number]>("OrderItemOption")
+  .implement({
+    description:
+      'A chosen option of an order line, with the title and price charged (docs/api.md, "Options").',
+    fields: (t) => ({
+      group: t.exposeInt("group"),
+      option: t.exposeInt("option"),
+      groupTitle: t.exposeString("groupTitle"),
+      title: t.exposeString("title"),
+      price: t.exposeFloat("price"),
+    }),
+  });
+
 const OrderItemRef = builder.objectRef<OrderDto["items"][number]>("OrderItem").implement({
   fields: (t) => ({
     productId: t.exposeString("productId"),
     title: t.exposeString("title"),
     amount: t.exposeInt("amount"),
-    price: t.exposeFloat("price"),
+    price: t.exposeFloat("price", { description: "Per unit, chosen options included." }),
+    options: t.field({ type: [OrderItemOptionRef], resolve: (item) => item.options }),
   }),
 });
 
@@ -141,8 +156,18 @@ builder.queryField("orders", (t) =>
   }),
 );
 
+const OrderLineOptionInputRef = builder.inputType("OrderLineOptionInput", {
+  description:
+    "A chosen option by position: the group's index in extraProductsCategory, the option's in extraProducts.",
+  fields: (t) => ({ group: t.int(), option: t.int() }),
+});
+
 const OrderItemInputRef = builder.inputType("OrderItemInput", {
-  fields: (t) => ({ productId: t.string(), amount: t.int() }),
+  fields: (t) => ({
+    productId: t.string(),
+    amount: t.int(),
+    options: t.field({ type: [OrderLineOptionInputRef] }),
+  }),
 });
 const CustomerInputRef = builder.inputType("CustomerInput", {
   fields: (t) => ({ name: t.string(), phone: t.string() }),

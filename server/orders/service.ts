@@ -645,8 +645,10 @@ async function restock(db: Db, order: OrderRow): Promise<void> {
   for (const item of toOrderDto(order).items) {
     const [row] = await db
       .update(products)
+      // A stock raised meanwhile to the column's maximum stays there rather than overflow the integer.
       .set({
-        stock: sql`case when ${products.stock} is null then null else ${products.stock} + ${item.amount} end`,
+        stock: sql`case when ${products.stock} is null then null
+          else least(${products.stock}::bigint + ${item.amount}, 2147483647)::int end`,
       })
       .where(eq(products.id, item.productId))
       .returning({ extraProductsCategory: products.extraProductsCategory });
