@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import type { StorefrontRow } from "./dto";
@@ -67,6 +67,8 @@ export async function findPublishedStorefront(
         eq(storefronts.published, true),
         eq(storefronts.hidden, false),
         isNull(storefronts.deletedAt),
+        // A cancelled merchant's storefronts are gone for its customers too, published or not.
+        sql`exists (select 1 from accounts a where a.id = storefronts.account_id and a.status <> 'cancelled')`,
       ),
     )
     .limit(1);

@@ -1,8 +1,11 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { cancelOwnAccount } from "@/server/accounts/cancellation";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { CreateOrderInput } from "@/server/orders/schema";
+import { placePublicOrder } from "@/server/orders/service";
 import { ProductManifest } from "@/server/products/schema";
 import { createProduct } from "@/server/products/service";
 import {
@@ -179,6 +182,36 @@ describe("storefront services, whatever the door", () => {
 });
 
 describe("the public storefront read (no actor)", () => {
+  it("a cancelled merchant's published storefront is gone for customers: 404, and no order is taken", async () => {
+    const merchant = await createMerchant({ plan: "PRO", verified: true });
+    const ctx = await serviceContextFor(merchant.userKey);
+    const { storefront } = await createStorefront(ctx, input({ name: "Cierra Pronto" }));
+    const product = await createProduct(ctx, {
+      storefrontId: storefront.id,
+      product: ProductManifest.parse({ title: "Pan", price: 5 }),
+    });
+    const { slug } = await publishStorefront(ctx, { storefrontId: storefront.id });
+    const visitor = await contextWith(null);
+    expect((await getPublishedStorefrontBySlug(visitor, { slug: slug ?? "" })).storefront.id).toBe(
+      storefront.id,
+    );
+    await cancelOwnAccount(ctx);
+    await expect(getPublishedStorefrontBySlug(visitor, { slug: slug ?? "" })).rejects.toMatchObject({
+      code: "storefront_not_found",
+    });
+    await expect(
+      placePublicOrder(visitor, {
+        slug: slug ?? "",
+        clientIp: "198.51.100.7",
+        order: CreateOrderInput.parse({
+          items: [{ productId: product.id, amount: 1 }],
+          customer: { name: "Ana", phone: "+5215512345678" },
+          paymentMethod: { name: "Efectivo" },
+        }),
+      }),
+    ).rejects.toMatchObject({ code: "storefront_not_found" });
+  });
+
   it("answers a published, visible storefront with its visible products in position order; anything else is 404", async () => {
     const merchant = await createMerchant({ plan: "PRO", verified: true });
     const ctx = await serviceContextFor(merchant.userKey);
