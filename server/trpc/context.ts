@@ -1,0 +1,44 @@
+import { createServiceContext } from "@/server/context";
+import { dbReady } from "@/server/db/client";
+import { type Language, pickLanguage } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { actorFromSessionToken } from "@/server/sessions/actor";
+import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/sessions/cookies";
+import { isSameOrigin } from "@/server/sessions/origin";
+import type { TrpcContext } from "./init";
+
+function isLanguage(value: string | null | undefined): value is Language {
+  return value === "es" || value === "en" || value === "pt";
+}
+
+/**
+ * The context of one call: the session cookie's actor (null when signed out; the procedure refuses), the
+ * interface language (the `marea_lang` cookie, then Accept-Language, as the pages pick it) and the Origin check.
+ */
+export async function createTrpcContext(input: {
+  sessionToken: string | null | undefined;
+  languageCookie?: string | null;
+  acceptLanguage?: string | null;
+  sameOrigin: boolean;
+}): Promise<TrpcContext> {
+  const db = await dbReady();
+  const now = new Date();
+  const actor = await actorFromSessionToken(db, input.sessionToken, now);
+  const language = isLanguage(input.languageCookie)
+    ? input.languageCookie
+    : pickLanguage(input.acceptLanguage);
+  return {
+    service: createServiceContext({ db, actor, requestId: newId("req"), language }),
+    sameOrigin: input.sameOrigin,
+  };
+}
+
+/** The context of a call over HTTP (`/api/trpc`). */
+export function createTrpcContextFromRequest(request: Request): Promise<TrpcContext> {
+  return createTrpcContext({
+    sessionToken: readCookie(request, SESSION_COOKIE),
+    languageCookie: readCookie(request, LANGUAGE_COOKIE),
+    acceptLanguage: request.headers.get("accept-language"),
+    sameOrigin: isSameOrigin(request),
+  });
+}

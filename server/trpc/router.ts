@@ -1,0 +1,11 @@
+import { webhooksRouter } from "@/server/webhooks/trpc";
+import { createCallerFactory, router } from "./init";
+
+/** Every dashboard procedure, gathered from each feature's trpc.ts (docs/ui.md, "tRPC"). */
+export const appRouter = router({
+  webhooks: webhooksRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);
