@@ -56,7 +56,8 @@ export function directRoute(method: string | undefined, target: string): "v1" | 
  * (server/http/main.test.ts) fails if a Next upgrade moves it.
  */
 async function prepareNextServer(app: unknown): Promise<void> {
-  const wrapper = (app as { server?: { getServer?: () => Promise<{ prepare?: () => Promise<void> }> } }).server;
+  const wrapper = (app as { server?: { getServer?: () => Promise<{ prepare?: () => Promise<void> }> } })
+    .server;
   const server = await wrapper?.getServer?.();
   if (typeof server?.prepare !== "function")
     throw new Error("cannot prepare Next's server: this Next version does not expose it as expected");
