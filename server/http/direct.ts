@@ -23,3 +23,14 @@ export function publishDirectHandlers(handlers: DirectHandlers): void {
 export function directHandlers(): DirectHandlers | undefined {
   return (globalThis as { [KEY]?: DirectHandlers })[KEY];
 }
+
+/**
+ * The request target served without Next: `/v1` and below, and the health check (GET/HEAD only, as its App
+ * Router route). Anything else, absolute-form targets and `//` paths included, is Next's.
+ */
+export function directRoute(method: string | undefined, target: string): "v1" | "health" | null {
+  if (target === "/v1" || target.startsWith("/v1/") || target.startsWith("/v1?")) return "v1";
+  if ((target === "/healthz" || target.startsWith("/healthz?")) && (method === "GET" || method === "HEAD"))
+    return "health";
+  return null;
+}

@@ -8,7 +8,7 @@ import {
   onStorefrontChanged,
   type StorefrontChange,
 } from "@/server/storefronts/changes";
-import { directHandlers } from "./direct";
+import { directHandlers, directRoute } from "./direct";
 import { serveFetch } from "./node-server";
 
 /**
@@ -36,17 +36,6 @@ function isStorefrontChangedMessage(message: unknown): message is StorefrontChan
     message !== null &&
     (message as { type?: unknown }).type === "marea:storefront-changed"
   );
-}
-
-/**
- * The request target served without Next: `/v1` and below, and the health check (GET/HEAD only, as its App
- * Router route). Anything else, absolute-form targets and `//` paths included, is Next's.
- */
-export function directRoute(method: string | undefined, target: string): "v1" | "health" | null {
-  if (target === "/v1" || target.startsWith("/v1/") || target.startsWith("/v1?")) return "v1";
-  if ((target === "/healthz" || target.startsWith("/healthz?")) && (method === "GET" || method === "HEAD"))
-    return "health";
-  return null;
 }
 
 /**
