@@ -1,8 +1,10 @@
+import { storefrontsRouter } from "@/server/storefronts/trpc";
 import { webhooksRouter } from "@/server/webhooks/trpc";
 import { createCallerFactory, router } from "./init";
 
 /** Every dashboard procedure, gathered from each feature's trpc.ts (docs/ui.md, "tRPC"). */
 export const appRouter = router({
+  storefronts: storefrontsRouter,
   webhooks: webhooksRouter,
 });
 

@@ -1,3 +1,4 @@
+import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 /**
@@ -152,5 +153,6 @@ export const en = {
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
+  ...dashboardStorefrontsEn,
   ...oauthEn,
 } as const;
