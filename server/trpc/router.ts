@@ -1,9 +1,13 @@
+import { ordersRouter } from "@/server/orders/trpc";
+import { productsRouter } from "@/server/products/trpc";
 import { webhooksRouter } from "@/server/webhooks/trpc";
 import { createCallerFactory, router } from "./init";
 
 /** Every dashboard procedure, gathered from each feature's trpc.ts (docs/ui.md, "tRPC"). */
 export const appRouter = router({
   webhooks: webhooksRouter,
+  products: productsRouter,
+  orders: ordersRouter,
 });
 
 export type AppRouter = typeof appRouter;
