@@ -1,3 +1,5 @@
+import { ordersRouter } from "@/server/orders/trpc";
+import { productsRouter } from "@/server/products/trpc";
 import { storefrontsRouter } from "@/server/storefronts/trpc";
 import { webhooksRouter } from "@/server/webhooks/trpc";
 import { createCallerFactory, router } from "./init";
@@ -6,6 +8,8 @@ import { createCallerFactory, router } from "./init";
 export const appRouter = router({
   storefronts: storefrontsRouter,
   webhooks: webhooksRouter,
+  products: productsRouter,
+  orders: ordersRouter,
 });
 
 export type AppRouter = typeof appRouter;
