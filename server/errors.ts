@@ -287,6 +287,11 @@ export const ERROR_CATALOGUE = {
     es: "No se encontró ninguna aplicación conectada con ese client id.",
     pt: "Nenhum aplicativo conectado foi encontrado com esse client id.",
   }),
+  api_key_not_found: entry(404, "not_found", false, {
+    en: "No API key of this account was found with that id.",
+    es: "No se encontró ninguna clave de API de esta cuenta con ese id.",
+    pt: "Nenhuma chave de API desta conta foi encontrada com esse id.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
