@@ -1,3 +1,4 @@
+import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 /**
@@ -153,4 +154,5 @@ export const en = {
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
   ...oauthEn,
+  ...keysEn,
 } as const;
