@@ -54,6 +54,11 @@ async function call(
 
 const errorOf = (called: Called) => called.body.error?.data.error;
 
+function dataOf<T>(called: Called): T {
+  if (!called.body.result) throw new Error(`no result: ${JSON.stringify(called.body)}`);
+  return called.body.result.data as T;
+}
+
 /** A signed-in session (through the mailed code) of the merchant's account: its cookie. */
 async function merchantCookie() {
   const merchant = await createMerchant({ verified: true });
@@ -115,16 +120,14 @@ describe("accounts and overview over tRPC", () => {
     const made = await bootstrapUser(developer.key);
     const list = await call("accounts.listPartnerUsers", { cookie, body: { status: "unverified" } });
     expect(list.status).toBe(200);
-    expect((list.body.result?.data as { data: Array<{ id: string }> }).data.map((u) => u.id)).toEqual([
-      made.userId,
-    ]);
+    expect(dataOf<{ data: Array<{ id: string }> }>(list).data.map((u) => u.id)).toEqual([made.userId]);
     const issued = await call("accounts.issueUserKey", {
       cookie,
       mutation: true,
       body: { userId: made.userId },
     });
     expect(issued.status).toBe(200);
-    expect((issued.body.result?.data as { userKey: string }).userKey).toMatch(/^mk_user_/);
+    expect(dataOf<{ userKey: string }>(issued).userKey).toMatch(/^mk_user_/);
     expect((await call("overview.deliveries", { cookie })).status).toBe(200);
   });
 
@@ -151,7 +154,7 @@ describe("accounts and overview over tRPC", () => {
     expect(errorOf(issued)).toMatchObject({ code: "user_not_found", param: "userId" });
     // The developer's key still works: nothing was revoked.
     const keys = await call("accounts.listKeys", { cookie: developerSession });
-    expect((keys.body.result?.data as Array<{ id: string }>).map((k) => k.id)).toContain(developer.keyId);
+    expect(dataOf<Array<{ id: string }>>(keys).map((k) => k.id)).toContain(developer.keyId);
   });
 
   it("a bad field is invalid_request with its param, in the caller's language; the raw key comes back once", async () => {
@@ -173,10 +176,7 @@ describe("accounts and overview over tRPC", () => {
       body: { kind: "developer", name: "partner" },
     });
     expect(created.status).toBe(200);
-    const { rawKey, key } = created.body.result?.data as {
-      rawKey: string;
-      key: { id: string; dailyLimit: number };
-    };
+    const { rawKey, key } = dataOf<{ rawKey: string; key: { id: string; dailyLimit: number } }>(created);
     expect(rawKey).toMatch(/^mk_dev_/);
     expect(key.dailyLimit).toBe(50);
     const listed = await call("accounts.listKeys", { cookie });

@@ -101,7 +101,11 @@ describe("developer overview", () => {
 
     const overview = await getDeliveryOverview(await sessionContextFor(developer.accountId));
     expect(overview.totals).toEqual({ pending: 0, delivered: 2, failed: 0, max_attempts_reached: 1 });
-    expect(overview.endpoints.map((e) => e.id)).toEqual([failing.endpointId, healthy.endpointId, quiet.endpointId]);
+    expect(overview.endpoints.map((e) => e.id)).toEqual([
+      failing.endpointId,
+      healthy.endpointId,
+      quiet.endpointId,
+    ]);
     expect(overview.endpoints[0]).toMatchObject({ isFailing: true, consecutiveFailures: 3 });
     expect(overview.endpoints[2]?.last24h).toEqual({
       pending: 0,

@@ -39,6 +39,7 @@ function UsageBar({
         <span className="font-medium text-fg">{label}</span>
         <span className="text-muted">{text}</span>
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a native <meter> cannot take our colour tokens in every browser */}
       <div
         role="meter"
         aria-label={label}
