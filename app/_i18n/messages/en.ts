@@ -1,4 +1,5 @@
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
+import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 /**
@@ -155,4 +156,5 @@ export const en = {
   ...storefrontEn,
   ...dashboardStorefrontsEn,
   ...oauthEn,
+  ...keysEn,
 } as const;

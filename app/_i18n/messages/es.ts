@@ -1,5 +1,6 @@
 import type { Messages } from "../catalogue";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
+import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
 
@@ -155,4 +156,5 @@ export const es: Messages = {
   ...storefrontEs,
   ...dashboardStorefrontsEs,
   ...oauthEs,
+  ...keysEs,
 };

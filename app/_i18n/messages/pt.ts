@@ -1,5 +1,6 @@
 import type { Messages } from "../catalogue";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
+import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 
@@ -156,4 +157,5 @@ export const pt: Messages = {
   ...storefrontPt,
   ...dashboardStorefrontsPt,
   ...oauthPt,
+  ...keysPt,
 };
