@@ -64,8 +64,12 @@ async function runServer(): Promise<void> {
   if (!handlers)
     throw new Error("instrumentation.ts did not publish the /v1 handlers: is `.next` a build of this app?");
   const handleNext = app.getRequestHandler();
-  const serveV1 = serveFetch(handlers.v1);
-  const serveHealth = serveFetch(handlers.health);
+  const direct = {
+    v1: serveFetch(handlers.v1),
+    health: serveFetch(handlers.health),
+    graphql: serveFetch(handlers.graphql),
+    mcp: serveFetch(handlers.mcp),
+  };
 
   let stopping = false;
   const inFlight = new Set<ServerResponse>();
@@ -75,8 +79,7 @@ async function runServer(): Promise<void> {
     // A request that arrives while the process drains is still answered, and its connection then closed.
     if (stopping) res.setHeader("connection", "close");
     const route = directRoute(req.method, req.url ?? "/");
-    if (route === "v1") serveV1(req, res);
-    else if (route === "health") serveHealth(req, res);
+    if (route) direct[route](req, res);
     else
       handleNext(req, res).catch((error: unknown) => {
         log("error", "Next request handler failed", { error });
