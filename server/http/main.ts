@@ -13,11 +13,11 @@ import { serveFetch } from "./node-server";
 
 /**
  * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
- * `/v1/*` and `GET /healthz` go straight to the pipeline through the node:http bridge (server/http/node-server.ts),
- * without Next's per-request work, which cost about three quarters of an API call (bench/README.md); every other
- * path (dashboard, public pages, GraphQL, tRPC, MCP, /api/inngest) goes to Next's request handler, Next's
- * documented custom-server mode. The App Router's /v1 catch-all (app/v1) still serves `next dev` and hosts that
- * run Next alone: the same pipeline either way.
+ * `/v1/*`, `/healthz`, `/api/graphql` and `/mcp` go straight to their fetch-style handlers through the node:http
+ * bridge (server/http/node-server.ts), without Next's per-request work, which cost about three quarters of an
+ * API call (bench/README.md); every other path (dashboard, public pages, tRPC, /api/inngest, OAuth pages, static
+ * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
+ * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
  *
  * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only).
  */
@@ -86,10 +86,6 @@ async function runServer(): Promise<void> {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       });
-  });
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-    else socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {
