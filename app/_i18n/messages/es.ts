@@ -2,6 +2,7 @@ import type { Messages } from "../catalogue";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
+import { webhooksEs } from "./webhooks.es";
 
 /** La interfaz en español. Las claves y los `{marcadores}` son los de en.ts. */
 export const es: Messages = {
@@ -155,4 +156,5 @@ export const es: Messages = {
   ...storefrontEs,
   ...dashboardStorefrontsEs,
   ...oauthEs,
+  ...webhooksEs,
 };

@@ -2,6 +2,7 @@ import type { Messages } from "../catalogue";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
+import { webhooksPt } from "./webhooks.pt";
 
 /** A interface em português (do Brasil). As chaves e os `{marcadores}` são os de en.ts. */
 export const pt: Messages = {
@@ -156,4 +157,5 @@ export const pt: Messages = {
   ...storefrontPt,
   ...dashboardStorefrontsPt,
   ...oauthPt,
+  ...webhooksPt,
 };
