@@ -297,6 +297,11 @@ export const ERROR_CATALOGUE = {
     es: "Esta entrega aún tiene un intento programado. Reenvíala cuando haya terminado.",
     pt: "Esta entrega ainda tem uma tentativa agendada. Reenvie-a quando ela terminar.",
   }),
+  api_key_not_found: entry(404, "not_found", false, {
+    en: "No API key of this account was found with that id.",
+    es: "No se encontró ninguna clave de API de esta cuenta con ese id.",
+    pt: "Nenhuma chave de API desta conta foi encontrada com esse id.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,4 +1,6 @@
+import { accountsRouter } from "@/server/accounts/trpc";
 import { ordersRouter } from "@/server/orders/trpc";
+import { overviewRouter } from "@/server/overview/trpc";
 import { productsRouter } from "@/server/products/trpc";
 import { storefrontsRouter } from "@/server/storefronts/trpc";
 import { webhooksRouter } from "@/server/webhooks/trpc";
@@ -10,6 +12,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   products: productsRouter,
   orders: ordersRouter,
+  accounts: accountsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

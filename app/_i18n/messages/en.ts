@@ -1,4 +1,5 @@
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
+import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 import { webhooksEn } from "./webhooks.en";
@@ -157,4 +158,5 @@ export const en = {
   ...dashboardStorefrontsEn,
   ...oauthEn,
   ...webhooksEn,
+  ...keysEn,
 } as const;

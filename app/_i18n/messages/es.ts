@@ -1,5 +1,6 @@
 import type { Messages } from "../catalogue";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
+import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
 import { webhooksEs } from "./webhooks.es";
@@ -157,4 +158,5 @@ export const es: Messages = {
   ...dashboardStorefrontsEs,
   ...oauthEs,
   ...webhooksEs,
+  ...keysEs,
 };

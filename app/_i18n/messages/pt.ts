@@ -1,5 +1,6 @@
 import type { Messages } from "../catalogue";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
+import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 import { webhooksPt } from "./webhooks.pt";
@@ -158,4 +159,5 @@ export const pt: Messages = {
   ...dashboardStorefrontsPt,
   ...oauthPt,
   ...webhooksPt,
+  ...keysPt,
 };
