@@ -1,3 +1,4 @@
+import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
@@ -153,6 +154,7 @@ export const en = {
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
+  ...dashboardStorefrontsEn,
   ...oauthEn,
   ...keysEn,
 } as const;

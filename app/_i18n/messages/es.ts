@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
@@ -153,6 +154,7 @@ export const es: Messages = {
   "gallery.emptyDescription": "Añade un endpoint para recibir eventos firmados sobre tus pedidos.",
   "gallery.emptyAction": "Añadir endpoint",
   ...storefrontEs,
+  ...dashboardStorefrontsEs,
   ...oauthEs,
   ...keysEs,
 };

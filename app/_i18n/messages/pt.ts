@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
@@ -154,6 +155,7 @@ export const pt: Messages = {
   "gallery.emptyDescription": "Adicione um endpoint para receber eventos assinados sobre seus pedidos.",
   "gallery.emptyAction": "Adicionar endpoint",
   ...storefrontPt,
+  ...dashboardStorefrontsPt,
   ...oauthPt,
   ...keysPt,
 };
