@@ -1,3 +1,4 @@
+import { catalogEn } from "./catalog.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 /**
@@ -153,4 +154,5 @@ export const en = {
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
   ...oauthEn,
+  ...catalogEn,
 } as const;

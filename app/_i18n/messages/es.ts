@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { catalogEs } from "./catalog.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
 
@@ -153,4 +154,5 @@ export const es: Messages = {
   "gallery.emptyAction": "Añadir endpoint",
   ...storefrontEs,
   ...oauthEs,
+  ...catalogEs,
 };

@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { catalogPt } from "./catalog.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 
@@ -154,4 +155,5 @@ export const pt: Messages = {
   "gallery.emptyAction": "Adicionar endpoint",
   ...storefrontPt,
   ...oauthPt,
+  ...catalogPt,
 };
