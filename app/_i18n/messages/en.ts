@@ -1,5 +1,6 @@
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { keysEn } from "./keys.en";
+import { catalogEn } from "./catalog.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 import { webhooksEn } from "./webhooks.en";
@@ -159,4 +160,5 @@ export const en = {
   ...oauthEn,
   ...webhooksEn,
   ...keysEn,
+  ...catalogEn,
 } as const;

@@ -1,6 +1,7 @@
 import type { Messages } from "../catalogue";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
+import { catalogPt } from "./catalog.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 import { webhooksPt } from "./webhooks.pt";
@@ -160,4 +161,5 @@ export const pt: Messages = {
   ...oauthPt,
   ...webhooksPt,
   ...keysPt,
+  ...catalogPt,
 };
