@@ -20,7 +20,9 @@ import {
  * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,editor,starts picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp,editor,starts").split(",");
+const only = (
+  process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp,editor,starts"
+).split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");

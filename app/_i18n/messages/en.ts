@@ -1,6 +1,6 @@
+import { catalogEn } from "./catalog.en";
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { keysEn } from "./keys.en";
-import { catalogEn } from "./catalog.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
 import { webhooksEn } from "./webhooks.en";

@@ -1,7 +1,7 @@
 import type { Messages } from "../catalogue";
+import { catalogEs } from "./catalog.es";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { keysEs } from "./keys.es";
-import { catalogEs } from "./catalog.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
 import { webhooksEs } from "./webhooks.es";

@@ -1,7 +1,7 @@
 import type { Messages } from "../catalogue";
+import { catalogPt } from "./catalog.pt";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
-import { catalogPt } from "./catalog.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
 import { webhooksPt } from "./webhooks.pt";
