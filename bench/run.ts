@@ -19,7 +19,9 @@ import {
  * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp").split(",");
+const only = (
+  process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp,dashboard-webhooks"
+).split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
@@ -110,6 +112,8 @@ async function main(): Promise<void> {
     if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
     if (only.includes("graphql")) rows.push(...(await runScenario("./graphql", "runGraphQLBench", env)));
     if (only.includes("mcp")) rows.push(...(await runScenario("./mcp", "runMcpBench", env)));
+    if (only.includes("dashboard-webhooks"))
+      rows.push(...(await runScenario("./dashboard-webhooks", "runDashboardWebhooksBench", env)));
 
     process.stdout.write("\n");
     printFigures(rows);
