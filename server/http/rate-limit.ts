@@ -147,8 +147,9 @@ async function countBatch(db: Db, batch: PendingCount[]): Promise<Array<CountedR
           returning key_id, count
         ), used as (
           update api_keys set last_used_at = ${first.at.toISOString()}::timestamptz
-          where id in (select m.key_id from m join g on g.key_id = m.key_id where m.count = g.n)
-          returning id
+          from m join g on g.key_id = m.key_id
+          where m.count = g.n and api_keys.id = m.key_id
+          returning api_keys.id
         ), admitted as (
           select g.key_id, g.n, m.count - g.n as before,
                  greatest(0, least(g.n, k.rpm - (m.count - g.n)))::int as n_admitted

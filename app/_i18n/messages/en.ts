@@ -1,3 +1,4 @@
+import { catalogEn } from "./catalog.en";
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
@@ -159,4 +160,5 @@ export const en = {
   ...oauthEn,
   ...webhooksEn,
   ...keysEn,
+  ...catalogEn,
 } as const;

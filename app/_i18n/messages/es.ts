@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { catalogEs } from "./catalog.es";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
@@ -159,4 +160,5 @@ export const es: Messages = {
   ...oauthEs,
   ...webhooksEs,
   ...keysEs,
+  ...catalogEs,
 };

@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { catalogPt } from "./catalog.pt";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
@@ -160,4 +161,5 @@ export const pt: Messages = {
   ...oauthPt,
   ...webhooksPt,
   ...keysPt,
+  ...catalogPt,
 };
