@@ -146,11 +146,8 @@ test.describe("dashboard storefronts", () => {
     await page.getByRole("button", { name: "Move Bebidas up" }).focus();
     await page.keyboard.press("Enter");
     await expect(page.getByRole("button", { name: "Move Bebidas up" })).toBeFocused();
-    await expect(page.getByTestId("category-row").locator("input")).toHaveValues([
-      "Pan dulce",
-      "Bebidas",
-      "Salados",
-    ]);
+    for (const [n, name] of ["Pan dulce", "Bebidas", "Salados"].entries())
+      await expect(page.getByRole("textbox", { name: `Category ${n + 1}` })).toHaveValue(name);
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-editor-categories");
 
@@ -302,7 +299,7 @@ test.describe("dashboard storefronts", () => {
     await dialog.getByRole("button", { name: "Create storefront" }).click();
     const createPrompt = dialog.getByTestId("upgrade-prompt");
     await expect(createPrompt).toContainText("The plan's storefront limit has been reached.");
-    await expect(createPrompt).toContainText("FREE_NEW: 1 storefronts");
+    await expect(createPrompt).toContainText("FREE_NEW: up to 1 storefronts");
     await expect(createPrompt.getByRole("link", { name: "Upgrade to PRO" })).toHaveAttribute(
       "href",
       /\/dashboard\/billing\?plan=PRO$/,
@@ -314,8 +311,8 @@ test.describe("dashboard storefronts", () => {
     await page.getByRole("button", { name: "Publish" }).click();
     const prompt = page.getByTestId("upgrade-prompt");
     await expect(prompt).toContainText("The account's plan cannot publish storefronts.");
-    await expect(prompt).toContainText("FREE_NEW: 1 storefronts, 2,000 products, cannot publish.");
-    await expect(prompt).toContainText("PRO: 10 storefronts, 10,000 products, can publish.");
+    await expect(prompt).toContainText("FREE_NEW: up to 1 storefronts and 2,000 products; cannot publish.");
+    await expect(prompt).toContainText("PRO: up to 10 storefronts and 10,000 products; can publish.");
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-upgrade");
     expect((await getStorefront(api, userKey, created.id)).storefront.published).toBe(false);
