@@ -212,7 +212,12 @@ test.describe("dashboard storefronts", () => {
     signIn,
   }) => {
     const { userKey } = await signedInMerchant(page, api, signIn);
-    const created = await createOverApi(api, userKey);
+    const created = await createOverApi(api, userKey, { categories: [{ name: "Pan", position: 0 }] });
+    const product = await api("POST", `/v1/storefronts/${created.id}/products`, {
+      key: userKey,
+      body: { title: "Concha", price: 12, category: "Pan" },
+    });
+    expect(product.status).toBe(201);
     await page.goto(`/dashboard/storefronts/${created.id}`);
     const currency = page.getByLabel("Currency");
     await currency.fill("XYZ");
@@ -244,6 +249,11 @@ test.describe("dashboard storefronts", () => {
     );
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-editor-errors");
+
+    // Removing a category that products use: the editor says they keep it as an orphan category.
+    await openTab(page, "Categories");
+    await page.getByRole("button", { name: "Remove Pan" }).click();
+    await expect(page.getByTestId("orphan-warning")).toContainText("“Pan” (1)");
 
     const after = await getStorefront(api, userKey, created.id);
     expect(after.storefront).toMatchObject({ currency: "MXN", delivery: null, updatedAt: created.updatedAt });
