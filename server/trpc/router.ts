@@ -1,3 +1,7 @@
+import { accountsRouter } from "@/server/accounts/trpc";
+import { ordersRouter } from "@/server/orders/trpc";
+import { overviewRouter } from "@/server/overview/trpc";
+import { productsRouter } from "@/server/products/trpc";
 import { storefrontsRouter } from "@/server/storefronts/trpc";
 import { webhooksRouter } from "@/server/webhooks/trpc";
 import { createCallerFactory, router } from "./init";
@@ -6,6 +10,10 @@ import { createCallerFactory, router } from "./init";
 export const appRouter = router({
   storefronts: storefrontsRouter,
   webhooks: webhooksRouter,
+  products: productsRouter,
+  orders: ordersRouter,
+  accounts: accountsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;
