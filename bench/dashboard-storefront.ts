@@ -51,5 +51,14 @@ export async function runStorefrontEditorBench(env: BenchEnv): Promise<BenchRow[
   if (page.non2xx > 0 || page.errors > 0) {
     process.stdout.write(`(ed): ${page.non2xx} non-2xx, ${page.errors} errors\n`);
   }
-  return [floor, { ...page, ratio: { to: "(b-ed)", value: page.reqPerSec / floor.reqPerSec, target: 0.3 } }];
+  // For information: the dashboard's lightest page with the same session (shell, layout gate, no data).
+  const overviewUrl = `${env.baseUrl}/dashboard`;
+  const overviewHtml = await (await fetch(overviewUrl, { headers })).text();
+  process.stdout.write(`(ed-o) overview page: ${(Buffer.byteLength(overviewHtml) / 1024).toFixed(0)} KiB\n`);
+  const overview = await load("(ed-o) GET /dashboard, same session", { url: overviewUrl, headers });
+  return [
+    floor,
+    { ...page, ratio: { to: "(b-ed)", value: page.reqPerSec / floor.reqPerSec, target: 0.3 } },
+    { ...overview, ratio: { to: "(b-ed)", value: overview.reqPerSec / floor.reqPerSec } },
+  ];
 }
