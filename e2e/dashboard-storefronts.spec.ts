@@ -146,11 +146,8 @@ test.describe("dashboard storefronts", () => {
     await page.getByRole("button", { name: "Move Bebidas up" }).focus();
     await page.keyboard.press("Enter");
     await expect(page.getByRole("button", { name: "Move Bebidas up" })).toBeFocused();
-    await expect(page.getByTestId("category-row").locator("input")).toHaveValues([
-      "Pan dulce",
-      "Bebidas",
-      "Salados",
-    ]);
+    for (const [n, name] of ["Pan dulce", "Bebidas", "Salados"].entries())
+      await expect(page.getByRole("textbox", { name: `Category ${n + 1}` })).toHaveValue(name);
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-editor-categories");
 
@@ -215,7 +212,12 @@ test.describe("dashboard storefronts", () => {
     signIn,
   }) => {
     const { userKey } = await signedInMerchant(page, api, signIn);
-    const created = await createOverApi(api, userKey);
+    const created = await createOverApi(api, userKey, { categories: [{ name: "Pan", position: 0 }] });
+    const product = await api("POST", `/v1/storefronts/${created.id}/products`, {
+      key: userKey,
+      body: { title: "Concha", price: 12, category: "Pan" },
+    });
+    expect(product.status).toBe(201);
     await page.goto(`/dashboard/storefronts/${created.id}`);
     const currency = page.getByLabel("Currency");
     await currency.fill("XYZ");
@@ -247,6 +249,11 @@ test.describe("dashboard storefronts", () => {
     );
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-editor-errors");
+
+    // Removing a category that products use: the editor says they keep it as an orphan category.
+    await openTab(page, "Categories");
+    await page.getByRole("button", { name: "Remove Pan" }).click();
+    await expect(page.getByTestId("orphan-warning")).toContainText("“Pan” (1)");
 
     const after = await getStorefront(api, userKey, created.id);
     expect(after.storefront).toMatchObject({ currency: "MXN", delivery: null, updatedAt: created.updatedAt });
@@ -302,7 +309,7 @@ test.describe("dashboard storefronts", () => {
     await dialog.getByRole("button", { name: "Create storefront" }).click();
     const createPrompt = dialog.getByTestId("upgrade-prompt");
     await expect(createPrompt).toContainText("The plan's storefront limit has been reached.");
-    await expect(createPrompt).toContainText("FREE_NEW: 1 storefronts");
+    await expect(createPrompt).toContainText("FREE_NEW: up to 1 storefronts");
     await expect(createPrompt.getByRole("link", { name: "Upgrade to PRO" })).toHaveAttribute(
       "href",
       /\/dashboard\/billing\?plan=PRO$/,
@@ -314,8 +321,8 @@ test.describe("dashboard storefronts", () => {
     await page.getByRole("button", { name: "Publish" }).click();
     const prompt = page.getByTestId("upgrade-prompt");
     await expect(prompt).toContainText("The account's plan cannot publish storefronts.");
-    await expect(prompt).toContainText("FREE_NEW: 1 storefronts, 2,000 products, cannot publish.");
-    await expect(prompt).toContainText("PRO: 10 storefronts, 10,000 products, can publish.");
+    await expect(prompt).toContainText("FREE_NEW: up to 1 storefronts and 2,000 products; cannot publish.");
+    await expect(prompt).toContainText("PRO: up to 10 storefronts and 10,000 products; can publish.");
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-upgrade");
     expect((await getStorefront(api, userKey, created.id)).storefront.published).toBe(false);

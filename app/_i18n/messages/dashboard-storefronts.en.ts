@@ -20,7 +20,7 @@ export const dashboardStorefrontsEn = {
   "storefronts.create.whatsappHint":
     "In international format, e.g. +5215512345678. It is set now and cannot be changed later.",
   "storefronts.create.submit": "Create storefront",
-  "storefronts.upgrade.limits": "{plan}: {storefronts} storefronts, {products} products, {publish}.",
+  "storefronts.upgrade.limits": "{plan}: up to {storefronts} storefronts and {products} products; {publish}.",
   "storefronts.upgrade.canPublish": "can publish",
   "storefronts.upgrade.cannotPublish": "cannot publish",
   "storefronts.upgrade.action": "Upgrade to {plan}",
@@ -42,6 +42,8 @@ export const dashboardStorefrontsEn = {
   "storefronts.delete.title": "Delete {name}?",
   "storefronts.delete.body":
     "Its public page goes away at once and its {count} products stop counting against your plan. This cannot be undone.",
+  "storefronts.delete.heading": "Delete this storefront",
+  "storefronts.delete.hint": "Its public page and its products go away for good.",
   "storefronts.delete.confirm": "Delete",
   "storefronts.conflict.body":
     "Someone changed this storefront (elsewhere in the dashboard or through the API) since you opened it, so nothing was saved. Reload to see the current version; your unsaved changes here will be discarded.",
@@ -161,5 +163,6 @@ export const dashboardStorefrontsEn = {
     "Removed or renamed categories stay on their products as orphan categories (shown after the listed ones): {list}.",
   "storefronts.categories.existingOrphans": "Products also use categories not in this list: {list}.",
   "storefronts.categories.newLabel": "New category",
+  "storefronts.categories.removeShort": "Remove",
   "storefronts.categories.add": "Add category",
 } as const;

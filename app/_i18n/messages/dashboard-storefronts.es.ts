@@ -22,7 +22,7 @@ export const dashboardStorefrontsEs: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.create.whatsappHint":
     "En formato internacional, p. ej. +5215512345678. Se fija ahora y no se puede cambiar después.",
   "storefronts.create.submit": "Crear tienda",
-  "storefronts.upgrade.limits": "{plan}: {storefronts} tiendas, {products} productos, {publish}.",
+  "storefronts.upgrade.limits": "{plan}: hasta {storefronts} tiendas y {products} productos; {publish}.",
   "storefronts.upgrade.canPublish": "puede publicar",
   "storefronts.upgrade.cannotPublish": "no puede publicar",
   "storefronts.upgrade.action": "Cambiar al plan {plan}",
@@ -44,6 +44,8 @@ export const dashboardStorefrontsEs: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.delete.title": "¿Eliminar {name}?",
   "storefronts.delete.body":
     "Su página pública desaparece al instante y sus {count} productos dejan de contar para tu plan. No se puede deshacer.",
+  "storefronts.delete.heading": "Eliminar esta tienda",
+  "storefronts.delete.hint": "Su página pública y sus productos desaparecen para siempre.",
   "storefronts.delete.confirm": "Eliminar",
   "storefronts.conflict.body":
     "Alguien cambió esta tienda (en otra parte del panel o por la API) desde que la abriste, así que no se guardó nada. Recarga para ver la versión actual; tus cambios sin guardar aquí se descartarán.",
@@ -167,5 +169,6 @@ export const dashboardStorefrontsEs: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.categories.existingOrphans":
     "Los productos también usan categorías que no están en la lista: {list}.",
   "storefronts.categories.newLabel": "Nueva categoría",
+  "storefronts.categories.removeShort": "Quitar",
   "storefronts.categories.add": "Agregar categoría",
 };

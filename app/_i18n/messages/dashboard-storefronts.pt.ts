@@ -22,7 +22,7 @@ export const dashboardStorefrontsPt: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.create.whatsappHint":
     "No formato internacional, p. ex. +5215512345678. É definido agora e não pode ser alterado depois.",
   "storefronts.create.submit": "Criar loja",
-  "storefronts.upgrade.limits": "{plan}: {storefronts} lojas, {products} produtos, {publish}.",
+  "storefronts.upgrade.limits": "{plan}: até {storefronts} lojas e {products} produtos; {publish}.",
   "storefronts.upgrade.canPublish": "pode publicar",
   "storefronts.upgrade.cannotPublish": "não pode publicar",
   "storefronts.upgrade.action": "Mudar para o plano {plan}",
@@ -44,6 +44,8 @@ export const dashboardStorefrontsPt: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.delete.title": "Excluir {name}?",
   "storefronts.delete.body":
     "Sua página pública sai do ar na hora e seus {count} produtos deixam de contar para o seu plano. Não dá para desfazer.",
+  "storefronts.delete.heading": "Excluir esta loja",
+  "storefronts.delete.hint": "Sua página pública e seus produtos somem para sempre.",
   "storefronts.delete.confirm": "Excluir",
   "storefronts.conflict.body":
     "Alguém alterou esta loja (em outra parte do painel ou pela API) desde que você a abriu, então nada foi salvo. Recarregue para ver a versão atual; suas alterações não salvas aqui serão descartadas.",
@@ -166,5 +168,6 @@ export const dashboardStorefrontsPt: Record<keyof typeof dashboardStorefrontsEn,
   "storefronts.categories.existingOrphans":
     "Os produtos também usam categorias que não estão na lista: {list}.",
   "storefronts.categories.newLabel": "Nova categoria",
+  "storefronts.categories.removeShort": "Remover",
   "storefronts.categories.add": "Adicionar categoria",
 };

@@ -89,7 +89,7 @@ export function CategoriesSection({ form, update, errorFor, editor }: SectionPro
             }}
             onDragEnd={() => setDragged(null)}
             data-testid="category-row"
-            className={`flex flex-wrap items-end gap-2 rounded-md border bg-surface p-2 ${dragged === index ? "border-primary" : "border-border"}`}
+            className={`flex flex-wrap items-end gap-2 rounded-md border [overflow-wrap:anywhere] bg-surface p-2 ${dragged === index ? "border-primary" : "border-border"}`}
           >
             <span
               id={`category-handle-${category.key}`}
@@ -155,7 +155,7 @@ export function CategoriesSection({ form, update, errorFor, editor }: SectionPro
                 onClick={() => update({ categories: categories.filter((c) => c.key !== category.key) })}
                 aria-label={t("storefronts.categories.remove", { name: category.name })}
               >
-                {t("common.delete")}
+                {t("storefronts.categories.removeShort")}
               </Button>
             </div>
           </li>

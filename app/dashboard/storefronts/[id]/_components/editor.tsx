@@ -299,22 +299,26 @@ export function StorefrontEditor({ initial }: { initial: StorefrontEditorDto }) 
           <span className="text-sm text-muted" aria-live="polite">
             {isDirty ? t("storefronts.editor.unsaved") : t("storefronts.editor.upToDate")}
           </span>
-          <span className="ml-auto">
-            <ConfirmDialog
-              trigger={
-                <Button variant="danger" loading={busy === "delete"}>
-                  {t("storefronts.editor.delete")}
-                </Button>
-              }
-              title={t("storefronts.delete.title", { name: storefront.name })}
-              description={t("storefronts.delete.body", { count: editor.productCount })}
-              cancelLabel={t("common.cancel")}
-              actionLabel={t("storefronts.delete.confirm")}
-              onAction={remove}
-            />
-          </span>
         </div>
       </form>
+      <section aria-labelledby="danger-zone" className="mt-10 rounded-lg border border-danger p-4 sm:p-6">
+        <h2 id="danger-zone" className="text-base font-semibold">
+          {t("storefronts.delete.heading")}
+        </h2>
+        <p className="mt-1 mb-4 text-sm text-muted">{t("storefronts.delete.hint")}</p>
+        <ConfirmDialog
+          trigger={
+            <Button variant="danger" loading={busy === "delete"}>
+              {t("storefronts.editor.delete")}
+            </Button>
+          }
+          title={t("storefronts.delete.title", { name: storefront.name })}
+          description={t("storefronts.delete.body", { count: editor.productCount })}
+          cancelLabel={t("common.cancel")}
+          actionLabel={t("storefronts.delete.confirm")}
+          onAction={remove}
+        />
+      </section>
     </>
   );
 }

@@ -77,7 +77,7 @@ export function ServiceSection({ form, update, errorFor, editor }: SectionProps)
                 return (
                   <li
                     key={range.key}
-                    className="grid grid-cols-2 items-end gap-3 rounded-md border border-border p-3 sm:grid-cols-[1fr_1fr_1fr_auto]"
+                    className="grid grid-cols-2 items-end gap-3 rounded-md border border-border p-3 [overflow-wrap:anywhere] sm:grid-cols-[1fr_1fr_1fr_auto]"
                   >
                     <Field
                       id={fieldIdOf(param("fromKm"))}
