@@ -1,5 +1,5 @@
-import { createServiceContext } from "@/server/context";
-import { dbReady } from "@/server/db/client";
+import { type Actor, createServiceContext } from "@/server/context";
+import { type Db, dbReady } from "@/server/db/client";
 import { type Language, pickLanguage } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { actorFromSessionToken } from "@/server/sessions/actor";
@@ -22,13 +22,23 @@ export async function createTrpcContext(input: {
   sameOrigin: boolean;
 }): Promise<TrpcContext> {
   const db = await dbReady();
-  const now = new Date();
-  const actor = await actorFromSessionToken(db, input.sessionToken, now);
+  const actor = await actorFromSessionToken(db, input.sessionToken, new Date());
+  return trpcContextFor({ ...input, db, actor });
+}
+
+/** The context for an actor the caller already resolved (a dashboard page, after its sign-in gate). */
+export function trpcContextFor(input: {
+  db: Db;
+  actor: Actor | null;
+  languageCookie?: string | null;
+  acceptLanguage?: string | null;
+  sameOrigin: boolean;
+}): TrpcContext {
   const language = isLanguage(input.languageCookie)
     ? input.languageCookie
     : pickLanguage(input.acceptLanguage);
   return {
-    service: createServiceContext({ db, actor, requestId: newId("req"), language }),
+    service: createServiceContext({ db: input.db, actor: input.actor, requestId: newId("req"), language }),
     sameOrigin: input.sameOrigin,
   };
 }
