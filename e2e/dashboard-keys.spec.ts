@@ -110,10 +110,16 @@ test.describe("API keys, account, developers and overview", () => {
     await expect(rows).toHaveCount(2);
     await expect(rows.first()).toContainText("Unverified");
     await expect(rows.first()).toContainText("Partner app");
-    await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Verified" }).click();
+    await page
+      .getByRole("navigation", { name: "Status" })
+      .getByRole("link", { name: "Verified", exact: true })
+      .click();
     await expect(page).toHaveURL(/status=verified/);
     await expect(page.getByText("No accounts with this status.")).toBeVisible();
-    await page.getByRole("navigation", { name: "Status" }).getByRole("link", { name: "Unverified" }).click();
+    await page
+      .getByRole("navigation", { name: "Status" })
+      .getByRole("link", { name: "Unverified", exact: true })
+      .click();
     await expect(rows).toHaveCount(2);
     await checkA11y(page);
     await screenshot(page, "dashboard-developers");

@@ -2,12 +2,19 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ConfirmDialog } from "@/app/_components/ui/alert-dialog";
 import { Badge } from "@/app/_components/ui/badge";
 import { Button, buttonClasses } from "@/app/_components/ui/button";
 import { CodeBlock } from "@/app/_components/ui/code-block";
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from "@/app/_components/ui/dialog";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogTitle,
+  DialogTrigger,
+} from "@/app/_components/ui/dialog";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
@@ -149,7 +156,9 @@ function CreateKeyDialog() {
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <Button onClick={() => onOpenChange(true)}>{t("keys.create")}</Button>
+      <DialogTrigger asChild>
+        <Button>{t("keys.create")}</Button>
+      </DialogTrigger>
       <DialogContent>
         {created ? (
           <div className="space-y-4" data-testid="created-key">
@@ -247,6 +256,7 @@ function CreateKeyDialog() {
 
 function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
   const t = useT();
+  const router = useRouter();
   const trpc = useTRPC();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -268,8 +278,8 @@ function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
             : t("keys.revoked", { name }),
         });
         await queryClient.invalidateQueries({ queryKey: trpc.accounts.listKeys.queryKey() });
-        // A revoked developer key may take the Developers entry out of the navigation.
-        if (isDeveloper) window.location.reload();
+        // A revoked developer key may take the Developers entry out of the navigation (the server-rendered shell).
+        if (isDeveloper) router.refresh();
       },
       onError: (failure) =>
         toast({ variant: "danger", title: catalogueError(failure)?.message ?? failure.message }),
