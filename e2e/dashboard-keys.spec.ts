@@ -125,7 +125,7 @@ test.describe("API keys, account, developers and overview", () => {
     await screenshot(page, "dashboard-developers");
 
     const first = page.locator(`[data-user-id="${users[0]?.id}"]`);
-    await first.getByRole("button", { name: /Issue a user key for/ }).click();
+    await first.getByRole("button", { name: /Issue key for/ }).click();
     const issued = page.getByTestId("issued-key");
     await expect(issued).toBeVisible();
     const userKey = (await issued.locator("code").textContent())?.trim() ?? "";

@@ -53,10 +53,7 @@ export function KeysManager({ initialKeys }: { initialKeys: AccountKeyDto[] }) {
             <TableCaption className="sr-only">{t("keys.caption")}</TableCaption>
             <THead>
               <Tr>
-                <Th>{t("keys.colName")}</Th>
                 <Th>{t("keys.colKey")}</Th>
-                <Th>{t("keys.colKind")}</Th>
-                <Th>{t("keys.colScopes")}</Th>
                 <Th>{t("keys.colCreated")}</Th>
                 <Th>{t("keys.colLastUsed")}</Th>
                 <Th>{t("keys.colBudget")}</Th>
@@ -71,28 +68,23 @@ export function KeysManager({ initialKeys }: { initialKeys: AccountKeyDto[] }) {
                   <Td>
                     <div className="flex flex-wrap items-center gap-2">
                       <span className="font-medium text-fg">{key.name ?? t("keys.unnamed")}</span>
+                      <Badge tone={key.kind === "developer" ? "info" : "neutral"}>
+                        <span className="sr-only">{t("keys.colKind")}: </span>
+                        {t(`keys.kind.${key.kind}`)}
+                      </Badge>
                       {key.source === "oauth" ? <ConnectedAppBadge appName={key.name} /> : null}
                     </div>
-                  </Td>
-                  <Td>
-                    <code className="text-xs whitespace-nowrap">{key.prefix}</code>
-                  </Td>
-                  <Td>
-                    <Badge tone={key.kind === "developer" ? "info" : "neutral"}>
-                      {t(`keys.kind.${key.kind}`)}
-                    </Badge>
-                  </Td>
-                  <Td>
-                    <div className="flex min-w-48 flex-wrap gap-1">
+                    <code className="mt-1 block text-xs whitespace-nowrap text-muted">{key.prefix}</code>
+                    <ul className="mt-2 flex min-w-48 flex-wrap gap-1" aria-label={t("keys.colScopes")}>
                       {key.scopes.map((scope) => (
-                        <Badge key={scope}>{scope}</Badge>
+                        <li key={scope}>
+                          <Badge>{scope}</Badge>
+                        </li>
                       ))}
-                    </div>
+                    </ul>
                   </Td>
-                  <Td className="whitespace-nowrap">{formatDateTime(key.createdAt, language)}</Td>
-                  <Td className="whitespace-nowrap">
-                    {key.lastUsedAt ? formatDateTime(key.lastUsedAt, language) : t("keys.never")}
-                  </Td>
+                  <Td>{formatDateTime(key.createdAt, language)}</Td>
+                  <Td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, language) : t("keys.never")}</Td>
                   <Td className="whitespace-nowrap">
                     {t("keys.perDay", { count: formatNumber(key.dailyLimit, language) })}
                   </Td>
