@@ -10,6 +10,10 @@ import type { FetchHandler } from "./node-server";
 export type DirectHandlers = {
   v1: FetchHandler;
   health: FetchHandler;
+  /** The GraphQL door (app/api/graphql/route.ts serves the same under `next dev`). */
+  graphql: FetchHandler;
+  /** The MCP server (app/mcp/route.ts serves the same under `next dev`). */
+  mcp: FetchHandler;
   /** Stops the background worker and closes the database (graceful shutdown, after the last answer). */
   shutdown: () => Promise<void>;
 };
@@ -24,13 +28,23 @@ export function directHandlers(): DirectHandlers | undefined {
   return (globalThis as { [KEY]?: DirectHandlers })[KEY];
 }
 
+export type DirectRoute = "v1" | "health" | "graphql" | "mcp";
+
+/** `target` is `path` itself or `path?query`. */
+function isPath(target: string, path: string): boolean {
+  return target === path || (target.startsWith(path) && target.charAt(path.length) === "?");
+}
+
 /**
- * The request target served without Next: `/v1` and below, and the health check (GET/HEAD only, as its App
- * Router route). Anything else, absolute-form targets and `//` paths included, is Next's.
+ * The request targets served without Next: `/v1` and below; and, with the methods their App Router routes
+ * export, `/healthz` (GET, HEAD), `/api/graphql` (GET, POST) and `/mcp` (POST, GET, DELETE). Anything else
+ * (another method, a trailing slash, absolute-form targets, `//` paths) is Next's, which answers it as before.
  */
-export function directRoute(method: string | undefined, target: string): "v1" | "health" | null {
+export function directRoute(method: string | undefined, target: string): DirectRoute | null {
   if (target === "/v1" || target.startsWith("/v1/") || target.startsWith("/v1?")) return "v1";
-  if ((target === "/healthz" || target.startsWith("/healthz?")) && (method === "GET" || method === "HEAD"))
-    return "health";
+  if (isPath(target, "/healthz")) return method === "GET" || method === "HEAD" ? "health" : null;
+  if (isPath(target, "/api/graphql")) return method === "POST" || method === "GET" ? "graphql" : null;
+  if (isPath(target, "/mcp"))
+    return method === "POST" || method === "GET" || method === "DELETE" ? "mcp" : null;
   return null;
 }

@@ -77,7 +77,7 @@ function envelopeOf(text: string) {
 }
 
 describe("which paths skip Next", () => {
-  it("/v1 and below, and GET/HEAD /healthz; everything else is Next's", () => {
+  it("/v1 and below; /healthz, /api/graphql and /mcp with their routes' methods; everything else is Next's", () => {
     expect(directRoute("GET", "/v1/me")).toBe("v1");
     expect(directRoute("POST", "/v1")).toBe("v1");
     expect(directRoute("GET", "/v1?x=1")).toBe("v1");
@@ -85,7 +85,24 @@ describe("which paths skip Next", () => {
     expect(directRoute("GET", "/healthz")).toBe("health");
     expect(directRoute("HEAD", "/healthz?probe=1")).toBe("health");
     expect(directRoute("POST", "/healthz")).toBeNull();
-    for (const target of ["/v10", "/v1x", "//v1/me", "/api/graphql", "/mcp", "/s/x", "/", "http://h/v1/me"])
+    expect(directRoute("POST", "/api/graphql")).toBe("graphql");
+    expect(directRoute("GET", "/api/graphql?query=%7Bme%7D")).toBe("graphql");
+    expect(directRoute("OPTIONS", "/api/graphql")).toBeNull();
+    expect(directRoute("POST", "/mcp")).toBe("mcp");
+    expect(directRoute("DELETE", "/mcp")).toBe("mcp");
+    expect(directRoute("PUT", "/mcp")).toBeNull();
+    for (const target of [
+      "/v10",
+      "/v1x",
+      "//v1/me",
+      "/api/graphql/",
+      "/api/graphqlx",
+      "/mcp/",
+      "/mcpx",
+      "/s/x",
+      "/",
+      "http://h/v1/me",
+    ])
       expect(directRoute("GET", target)).toBeNull();
   });
 });

@@ -13,11 +13,11 @@ import { serveFetch } from "./node-server";
 
 /**
  * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
- * `/v1/*` and `GET /healthz` go straight to the pipeline through the node:http bridge (server/http/node-server.ts),
- * without Next's per-request work, which cost about three quarters of an API call (bench/README.md); every other
- * path (dashboard, public pages, GraphQL, tRPC, MCP, /api/inngest) goes to Next's request handler, Next's
- * documented custom-server mode. The App Router's /v1 catch-all (app/v1) still serves `next dev` and hosts that
- * run Next alone: the same pipeline either way.
+ * `/v1/*`, `/healthz`, `/api/graphql` and `/mcp` go straight to their fetch-style handlers through the node:http
+ * bridge (server/http/node-server.ts), without Next's per-request work, which cost about three quarters of an
+ * API call (bench/README.md); every other path (dashboard, public pages, tRPC, /api/inngest, OAuth pages, static
+ * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
+ * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
  *
  * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only).
  */
@@ -64,8 +64,12 @@ async function runServer(): Promise<void> {
   if (!handlers)
     throw new Error("instrumentation.ts did not publish the /v1 handlers: is `.next` a build of this app?");
   const handleNext = app.getRequestHandler();
-  const serveV1 = serveFetch(handlers.v1);
-  const serveHealth = serveFetch(handlers.health);
+  const direct = {
+    v1: serveFetch(handlers.v1),
+    health: serveFetch(handlers.health),
+    graphql: serveFetch(handlers.graphql),
+    mcp: serveFetch(handlers.mcp),
+  };
 
   let stopping = false;
   const inFlight = new Set<ServerResponse>();
@@ -75,18 +79,13 @@ async function runServer(): Promise<void> {
     // A request that arrives while the process drains is still answered, and its connection then closed.
     if (stopping) res.setHeader("connection", "close");
     const route = directRoute(req.method, req.url ?? "/");
-    if (route === "v1") serveV1(req, res);
-    else if (route === "health") serveHealth(req, res);
+    if (route) direct[route](req, res);
     else
       handleNext(req, res).catch((error: unknown) => {
         log("error", "Next request handler failed", { error });
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       });
-  });
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-    else socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -10,10 +10,10 @@ import { createCallerFactory, router } from "./init";
 export const appRouter = router({
   storefronts: storefrontsRouter,
   webhooks: webhooksRouter,
-  accounts: accountsRouter,
-  overview: overviewRouter,
   products: productsRouter,
   orders: ordersRouter,
+  accounts: accountsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

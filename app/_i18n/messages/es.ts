@@ -1,8 +1,10 @@
 import type { Messages } from "../catalogue";
+import { catalogEs } from "./catalog.es";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
+import { webhooksEs } from "./webhooks.es";
 
 /** La interfaz en español. Las claves y los `{marcadores}` son los de en.ts. */
 export const es: Messages = {
@@ -156,5 +158,7 @@ export const es: Messages = {
   ...storefrontEs,
   ...dashboardStorefrontsEs,
   ...oauthEs,
+  ...webhooksEs,
   ...keysEs,
+  ...catalogEs,
 };

@@ -1,8 +1,10 @@
 import type { Messages } from "../catalogue";
+import { catalogPt } from "./catalog.pt";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
+import { webhooksPt } from "./webhooks.pt";
 
 /** A interface em português (do Brasil). As chaves e os `{marcadores}` são os de en.ts. */
 export const pt: Messages = {
@@ -157,5 +159,7 @@ export const pt: Messages = {
   ...storefrontPt,
   ...dashboardStorefrontsPt,
   ...oauthPt,
+  ...webhooksPt,
   ...keysPt,
+  ...catalogPt,
 };
