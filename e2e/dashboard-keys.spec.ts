@@ -140,7 +140,9 @@ test.describe("API keys, account, developers and overview", () => {
     // The overview shows the developer's deliveries.
     await nav.getByRole("link", { name: "Overview" }).click();
     await expect(page.getByRole("heading", { name: "Webhook deliveries, last 24 hours" })).toBeVisible();
+    await expect(page.getByTestId("delivery-totals")).toBeVisible();
     await checkA11y(page);
+    await screenshot(page, "dashboard-overview-developer");
 
     // Revoke the developer key: the preview first, then the cascade.
     await nav.getByRole("link", { name: "API keys" }).click();
