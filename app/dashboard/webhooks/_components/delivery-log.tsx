@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Badge, statusTone } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
 import { EmptyState } from "@/app/_components/ui/empty-state";
@@ -60,12 +60,15 @@ export function DeliveryLog({
     ),
   );
   const isLive = log.data?.data.some(isInProgress) ?? false;
+  const initialUpdatedAt = useRef(log.dataUpdatedAt);
   const health = useQuery(
-    trpc.webhooks.health.queryOptions(
-      { scope, endpointId },
-      { initialData: initialHealth, refetchInterval: isLive ? LIVE_INTERVAL_MS * 2 : false },
-    ),
+    trpc.webhooks.health.queryOptions({ scope, endpointId }, { initialData: initialHealth }),
   );
+  // The health follows the log: each time the log refreshed (a new delivery, an attempt recorded), so does it.
+  const { refetch: refetchHealth } = health;
+  useEffect(() => {
+    if (log.dataUpdatedAt > 0 && log.dataUpdatedAt !== initialUpdatedAt.current) void refetchHealth();
+  }, [log.dataUpdatedAt, refetchHealth]);
   const types = scope === "merchant" ? ORDER_EVENT_TYPES : EVENT_TYPES;
   const deliveries = log.data?.data ?? [];
   return (
