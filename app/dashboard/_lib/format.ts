@@ -3,9 +3,13 @@
  * whatever the machine's time zone (docs/ui.md, "API keys").
  */
 export function formatDateTime(iso: string, language: string): string {
+  // Components, not dateStyle/timeStyle: browsers refuse those together with timeZoneName.
   return new Intl.DateTimeFormat(language, {
-    dateStyle: "medium",
-    timeStyle: "short",
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
     timeZone: "UTC",
     timeZoneName: "short",
   }).format(new Date(iso));

@@ -111,7 +111,7 @@ export default async function DevelopersPage({
                 <TBody>
                   {page.data.map((user) => (
                     <Tr key={user.id} data-testid="partner-user" data-user-id={user.id}>
-                      <Td className="font-medium break-all text-fg">{user.email}</Td>
+                      <Td className="min-w-56 font-medium break-all text-fg">{user.email}</Td>
                       <Td>
                         <Badge tone={statusTone(user.status)}>{t(`status.${user.status}`)}</Badge>
                       </Td>

@@ -2,12 +2,19 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ConfirmDialog } from "@/app/_components/ui/alert-dialog";
 import { Badge } from "@/app/_components/ui/badge";
 import { Button, buttonClasses } from "@/app/_components/ui/button";
 import { CodeBlock } from "@/app/_components/ui/code-block";
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from "@/app/_components/ui/dialog";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogTitle,
+  DialogTrigger,
+} from "@/app/_components/ui/dialog";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
@@ -46,10 +53,7 @@ export function KeysManager({ initialKeys }: { initialKeys: AccountKeyDto[] }) {
             <TableCaption className="sr-only">{t("keys.caption")}</TableCaption>
             <THead>
               <Tr>
-                <Th>{t("keys.colName")}</Th>
                 <Th>{t("keys.colKey")}</Th>
-                <Th>{t("keys.colKind")}</Th>
-                <Th>{t("keys.colScopes")}</Th>
                 <Th>{t("keys.colCreated")}</Th>
                 <Th>{t("keys.colLastUsed")}</Th>
                 <Th>{t("keys.colBudget")}</Th>
@@ -64,28 +68,23 @@ export function KeysManager({ initialKeys }: { initialKeys: AccountKeyDto[] }) {
                   <Td>
                     <div className="flex flex-wrap items-center gap-2">
                       <span className="font-medium text-fg">{key.name ?? t("keys.unnamed")}</span>
+                      <Badge tone={key.kind === "developer" ? "info" : "neutral"}>
+                        <span className="sr-only">{t("keys.colKind")}: </span>
+                        {t(`keys.kind.${key.kind}`)}
+                      </Badge>
                       {key.source === "oauth" ? <ConnectedAppBadge appName={key.name} /> : null}
                     </div>
-                  </Td>
-                  <Td>
-                    <code className="text-xs whitespace-nowrap">{key.prefix}</code>
-                  </Td>
-                  <Td>
-                    <Badge tone={key.kind === "developer" ? "info" : "neutral"}>
-                      {t(`keys.kind.${key.kind}`)}
-                    </Badge>
-                  </Td>
-                  <Td>
-                    <div className="flex min-w-48 flex-wrap gap-1">
+                    <code className="mt-1 block text-xs whitespace-nowrap text-muted">{key.prefix}</code>
+                    <ul className="mt-2 flex min-w-48 flex-wrap gap-1" aria-label={t("keys.colScopes")}>
                       {key.scopes.map((scope) => (
-                        <Badge key={scope}>{scope}</Badge>
+                        <li key={scope}>
+                          <Badge>{scope}</Badge>
+                        </li>
                       ))}
-                    </div>
+                    </ul>
                   </Td>
-                  <Td className="whitespace-nowrap">{formatDateTime(key.createdAt, language)}</Td>
-                  <Td className="whitespace-nowrap">
-                    {key.lastUsedAt ? formatDateTime(key.lastUsedAt, language) : t("keys.never")}
-                  </Td>
+                  <Td>{formatDateTime(key.createdAt, language)}</Td>
+                  <Td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, language) : t("keys.never")}</Td>
                   <Td className="whitespace-nowrap">
                     {t("keys.perDay", { count: formatNumber(key.dailyLimit, language) })}
                   </Td>
@@ -149,7 +148,9 @@ function CreateKeyDialog() {
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <Button onClick={() => onOpenChange(true)}>{t("keys.create")}</Button>
+      <DialogTrigger asChild>
+        <Button>{t("keys.create")}</Button>
+      </DialogTrigger>
       <DialogContent>
         {created ? (
           <div className="space-y-4" data-testid="created-key">
@@ -247,6 +248,7 @@ function CreateKeyDialog() {
 
 function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
   const t = useT();
+  const router = useRouter();
   const trpc = useTRPC();
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -268,8 +270,8 @@ function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
             : t("keys.revoked", { name }),
         });
         await queryClient.invalidateQueries({ queryKey: trpc.accounts.listKeys.queryKey() });
-        // A revoked developer key may take the Developers entry out of the navigation.
-        if (isDeveloper) window.location.reload();
+        // A revoked developer key may take the Developers entry out of the navigation (the server-rendered shell).
+        if (isDeveloper) router.refresh();
       },
       onError: (failure) =>
         toast({ variant: "danger", title: catalogueError(failure)?.message ?? failure.message }),
