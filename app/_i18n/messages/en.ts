@@ -1,3 +1,4 @@
+import { billingEn } from "./billing.en";
 import { catalogEn } from "./catalog.en";
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
 import { keysEn } from "./keys.en";
@@ -160,5 +161,6 @@ export const en = {
   ...oauthEn,
   ...webhooksEn,
   ...keysEn,
+  ...billingEn,
   ...catalogEn,
 } as const;

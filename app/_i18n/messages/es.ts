@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { billingEs } from "./billing.es";
 import { catalogEs } from "./catalog.es";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
 import { keysEs } from "./keys.es";
@@ -160,5 +161,6 @@ export const es: Messages = {
   ...oauthEs,
   ...webhooksEs,
   ...keysEs,
+  ...billingEs,
   ...catalogEs,
 };

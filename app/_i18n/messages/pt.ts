@@ -1,4 +1,5 @@
 import type { Messages } from "../catalogue";
+import { billingPt } from "./billing.pt";
 import { catalogPt } from "./catalog.pt";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
 import { keysPt } from "./keys.pt";
@@ -161,5 +162,6 @@ export const pt: Messages = {
   ...oauthPt,
   ...webhooksPt,
   ...keysPt,
+  ...billingPt,
   ...catalogPt,
 };
