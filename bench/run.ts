@@ -16,10 +16,13 @@ import {
 /**
  * `npm run bench`: one `next start` on a fresh PostgreSQL database, the framework floor measured in the same
  * run, then every scenario. Prints req/s, p50, p99 and the ratios to the baselines; writes bench/results/.
- * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp picks scenarios.
+ * BENCH_DURATION_SEC shortens each load (default 10); BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,
+ * products-table picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp").split(",");
+const only = (
+  process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp,products-table"
+).split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
@@ -110,6 +113,9 @@ async function main(): Promise<void> {
     if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
     if (only.includes("graphql")) rows.push(...(await runScenario("./graphql", "runGraphQLBench", env)));
     if (only.includes("mcp")) rows.push(...(await runScenario("./mcp", "runMcpBench", env)));
+    if (only.includes("products-table")) {
+      rows.push(...(await runScenario("./products-table", "runProductsTableBench", env)));
+    }
 
     process.stdout.write("\n");
     printFigures(rows);

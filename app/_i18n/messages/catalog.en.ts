@@ -97,6 +97,7 @@ export const catalogEn = {
   "editor.optionAvailable": "Available",
   "editor.optionStock": "Option stock",
   "editor.addOption": "Add option to group {n}",
+  "editor.removeOptionShort": "Remove option",
   "editor.removeOption": "Remove option {option} of group {group}",
   "editor.create": "Create product",
   "editor.save": "Save changes",

@@ -99,6 +99,7 @@ export const catalogEs: Record<keyof typeof catalogEn, string> = {
   "editor.optionAvailable": "Disponible",
   "editor.optionStock": "Existencias de la opción",
   "editor.addOption": "Añadir opción al grupo {n}",
+  "editor.removeOptionShort": "Quitar la opción",
   "editor.removeOption": "Quitar la opción {option} del grupo {group}",
   "editor.create": "Crear producto",
   "editor.save": "Guardar cambios",

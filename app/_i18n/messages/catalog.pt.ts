@@ -98,6 +98,7 @@ export const catalogPt: Record<keyof typeof catalogEn, string> = {
   "editor.optionAvailable": "Disponível",
   "editor.optionStock": "Estoque da opção",
   "editor.addOption": "Adicionar opção ao grupo {n}",
+  "editor.removeOptionShort": "Remover a opção",
   "editor.removeOption": "Remover a opção {option} do grupo {group}",
   "editor.create": "Criar produto",
   "editor.save": "Salvar alterações",
