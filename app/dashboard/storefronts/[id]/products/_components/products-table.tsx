@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmDialog } from "@/app/_components/ui/alert-dialog";
 import { Badge } from "@/app/_components/ui/badge";
-import { Button, buttonClasses } from "@/app/_components/ui/button";
+import { Button } from "@/app/_components/ui/button";
 import { Checkbox } from "@/app/_components/ui/checkbox";
 import { Input } from "@/app/_components/ui/input";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
@@ -85,7 +85,6 @@ export function ProductsTable({
         <THead>
           <Tr>
             <Th>{t("products.colProduct")}</Th>
-            <Th>{t("products.colCategory")}</Th>
             <Th className="text-right">{t("products.colPosition")}</Th>
             <Th>
               {t("products.colPrice")} ({currency})
@@ -184,12 +183,13 @@ function EditableRow({
         aria-invalid={errors[field] ? true : undefined}
         aria-describedby={errors[field] ? `${fieldId(field)}-error` : undefined}
         value={draft[field]}
-        placeholder={field === "stock" ? t("products.unlimitedStock") : undefined}
+        placeholder={field === "stock" ? "–" : undefined}
+        title={field === "stock" ? t("products.unlimitedStock") : undefined}
         onChange={(event) => setDraft({ ...draft, [field]: event.target.value })}
         onKeyDown={(event) => {
           if (event.key === "Enter" && isDirty) void save();
         }}
-        className="h-9 w-28"
+        className="h-9 w-24 min-w-24"
       />
       {errors[field] ? (
         <p id={`${fieldId(field)}-error`} className="mt-1 max-w-48 text-xs font-medium text-danger">
@@ -202,7 +202,7 @@ function EditableRow({
   return (
     <Tr data-testid="product-row">
       <Td>
-        <div className="flex min-w-48 items-start gap-3">
+        <div className="flex min-w-52 items-start gap-3">
           {row.thumbnailUrl ? (
             // biome-ignore lint/performance/noImgElement: the merchant's own URL, shown as it is
             <img
@@ -220,7 +220,14 @@ function EditableRow({
             <Link href={editHref} className="font-medium text-primary underline-offset-2 hover:underline">
               {row.title}
             </Link>
-            {row.sku ? <div className="text-xs text-muted">{t("products.sku", { sku: row.sku })}</div> : null}
+            <div className="text-xs text-muted">
+              {[
+                row.sku ? t("products.sku", { sku: row.sku }) : null,
+                row.category ?? t("products.noCategory"),
+              ]
+                .filter(Boolean)
+                .join(" · ")}
+            </div>
             {row.imageProcessingPending ? (
               <Badge tone="warning" className="mt-1">
                 {t("products.imagePending")}
@@ -229,9 +236,6 @@ function EditableRow({
             {errors[""] ? <p className="mt-1 text-xs font-medium text-danger">{errors[""]}</p> : null}
           </div>
         </div>
-      </Td>
-      <Td className="whitespace-nowrap">
-        {row.category ?? <span className="text-muted">{t("products.noCategory")}</span>}
       </Td>
       <Td className="text-right tabular-nums">{row.position ?? "–"}</Td>
       {numberCell("price", t("products.priceOf", { title: row.title }))}
@@ -257,13 +261,6 @@ function EditableRow({
           >
             {t("products.saveRow")}
           </Button>
-          <Link
-            href={editHref}
-            className={buttonClasses("ghost", "sm")}
-            aria-label={t("products.editOf", { title: row.title })}
-          >
-            {t("products.edit")}
-          </Link>
           <ConfirmDialog
             trigger={
               <Button size="sm" variant="ghost" aria-label={t("products.deleteOf", { title: row.title })}>
