@@ -44,8 +44,6 @@ async function request(baseUrl: string, method: string, path: string, key: strin
 }
 
 /** The 2,000-product storefront and a signed-in merchant's cookie. */
-export async function createCatalogForTiming(env: BenchEnv) { return createCatalog(env); }
-
 async function createCatalog(env: BenchEnv): Promise<{ url: string; cookie: string }> {
   const user = (await request(env.baseUrl, "POST", "/v1/users", env.developerKey, {
     email: `bench-products-${randomBytes(4).toString("hex")}@example.com`,
