@@ -1,9 +1,30 @@
 /**
  * Next.js start-up hook: migrate the database before the first request, publish the admin channel for the
- * CLI (embedded database only), and start the in-process background worker.
+ * CLI (embedded database only), and start the in-process background worker. Then hand the /v1 pipeline, the
+ * health check, GraphQL and MCP to the production start, which serves them beside Next (server/http/direct.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startServer } = await import("@/server/startup");
+  const { startServer, stopServer } = await import("@/server/startup");
   await startServer();
+  const [
+    { handleV1Request },
+    { handleHealthRequest },
+    { yoga },
+    { handleMcpRequest },
+    { publishDirectHandlers },
+  ] = await Promise.all([
+    import("@/server/http/router"),
+    import("@/server/health/http"),
+    import("@/server/graphql/yoga"),
+    import("@/server/mcp/http"),
+    import("@/server/http/direct"),
+  ]);
+  publishDirectHandlers({
+    v1: handleV1Request,
+    health: handleHealthRequest,
+    graphql: async (request) => yoga.fetch(request),
+    mcp: handleMcpRequest,
+    shutdown: stopServer,
+  });
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { prepareCatalogLoads } from "./catalog";
 import type { BenchEnv } from "./env";
@@ -9,7 +10,10 @@ import {
   type Figures,
   type LoadOptions,
   load,
+  NEXT_PROCESS,
+  SERVER_PROCESS,
   startNext,
+  startServer,
   stopProcess,
   waitForHttp,
 } from "./lib";
@@ -33,7 +37,14 @@ import {
  */
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 3);
 
-type Side = { name: "A" | "B"; dir: string; port: number; baseUrl: string; group: number };
+type Side = {
+  name: "A" | "B";
+  dir: string;
+  port: number;
+  baseUrl: string;
+  group: number;
+  processName: string;
+};
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -71,12 +82,23 @@ async function main(): Promise<void> {
         if (build.status !== 0) throw new Error(`next build failed in ${dir}`);
       }
       const port = 3220 + index;
-      const child = startNext({ cwd: dir, port, env });
+      // Each checkout as it starts in production: its custom server, or `next start` for one from before it.
+      const hasProductionStart = existsSync(path.join(dir, "server/http/main.ts"));
+      const child = hasProductionStart
+        ? startServer({ cwd: dir, port, env })
+        : startNext({ cwd: dir, port, env });
       children.push(child);
       const baseUrl = `http://127.0.0.1:${port}`;
       // One at a time: both run migrations at start-up (under an advisory lock).
       await waitForHttp(`${baseUrl}/healthz`);
-      sides.push({ name, dir, port, baseUrl, group: child.pid as number });
+      sides.push({
+        name,
+        dir,
+        port,
+        baseUrl,
+        group: child.pid as number,
+        processName: hasProductionStart ? SERVER_PROCESS : NEXT_PROCESS,
+      });
     }
     const [a, b] = sides as [Side, Side];
 
@@ -119,7 +141,11 @@ async function main(): Promise<void> {
       for (const { tag, options, before } of loads) {
         for (const side of round % 2 === 0 ? [a, b] : [b, a]) {
           await before?.();
-          const figures = await load(`${tag} ${side.name}`, { ...options(side), processGroup: side.group });
+          const figures = await load(`${tag} ${side.name}`, {
+            ...options(side),
+            processGroup: side.group,
+            processName: side.processName,
+          });
           const key = `${tag} ${side.name}`;
           if (round > 0) results.set(key, [...(results.get(key) ?? []), figures]);
           process.stdout.write(

@@ -7,8 +7,9 @@ import { type Figures, type LoadOptions, load } from "./lib";
 /**
  * The catalog benchmark (bench/README.md, "Benchmarks": scenarios (d) and (e)), in the same run as the
  * framework floor: PATCH a storefront (a deep merge), and POST a product with a fresh Idempotency-Key each
- * time, 32 connections for 10 s (PATCH with a key is printed too). Targets: PATCH >= 0.45 of the floor's
- * req/s, product create >= 0.4, p99 of both < 100 ms.
+ * time, 32 connections for 10 s (PATCH with a key is printed too). Targets (the production start serves /v1
+ * without Next's request handling): PATCH >= 2.0x the floor's req/s, product create >= 1.5x, the p99 of both
+ * below the floor's p99 measured next to them.
  *
  * The load is what many merchants do at once: MERCHANTS accounts, each with its own storefront and key, and
  * every request goes to the next one in turn. (One row hammered by 32 clients measures lock queueing, not the
@@ -178,8 +179,11 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
 
     const measured = [patch, create].filter((figures) => figures.reqPerSec > 0);
     for (const figures of measured) {
-      const verdict = figures.p99 < 100 ? "ok" : "OVER";
-      process.stdout.write(`${figures.name}: p99 ${figures.p99} ms (target < 100 ms: ${verdict})\n`);
+      // The floor's p99 measured next to them is the bound (bench/README.md).
+      const verdict = figures.p99 < floor.p99 ? "ok" : "OVER";
+      process.stdout.write(
+        `${figures.name}: p99 ${figures.p99} ms (target < the floor's ${floor.p99} ms: ${verdict})\n`,
+      );
       if (figures.non2xx > 0 || figures.errors > 0) {
         process.stdout.write(`${figures.name}: ${figures.non2xx} non-2xx, ${figures.errors} errors\n`);
       }
@@ -191,8 +195,8 @@ export async function runCatalogBench(env: BenchEnv): Promise<BenchRow[]> {
     });
     const rows: BenchRow[] = [
       floor,
-      { ...patch, ratio: ratioTo(patch, 0.45) },
-      { ...create, ratio: ratioTo(create, 0.4) },
+      { ...patch, ratio: ratioTo(patch, 2) },
+      { ...create, ratio: ratioTo(create, 1.5) },
       { ...bodyFloor, ratio: ratioTo(bodyFloor) },
       { ...patchIdempotent, ratio: ratioTo(patchIdempotent) },
       { ...patchOneRow, ratio: ratioTo(patchOneRow) },

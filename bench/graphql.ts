@@ -28,7 +28,7 @@ const STOREFRONT_QUERY = `query($id: ID!) { storefront(id: $id) {
   } } pageInfo { hasNextPage endCursor } }
 } }`;
 
-const ME_QUERY = `{ me { type keyId keyName scopes account { id email status plan limits { storefronts products publishable } }
+export const ME_QUERY = `{ me { type keyId keyName scopes account { id email status plan limits { storefronts products publishable } }
   rateLimit { rpm rpd remainingMinute remainingDay } links { upgradeUrl } } }`;
 
 async function request(

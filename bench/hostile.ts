@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import fc from "fast-check";
-import { createBenchDatabase, startNext, stopProcess, waitForHttp } from "./lib";
+import { createBenchDatabase, startServer, stopProcess, waitForHttp } from "./lib";
 
 /**
  * `npx tsx bench/hostile.ts`: the hostile-input run of docs/api.md ("Hostile and malformed input") against the
- * built app under `next start`, over HTTP, on a fresh PostgreSQL database (dropped afterwards). The requests are
+ * built app under the production start (server/http/main.ts), over HTTP, on a fresh PostgreSQL database (dropped afterwards). The requests are
  * those of the property test (server/testing/hostile.ts, generated from the served /v1/openapi.json), sent one at
  * a time; prints how many were answered what and every kind of problem found. HOSTILE_RUNS (10,000),
  * HOSTILE_SEED (18), BENCH_SKIP_BUILD=1 reuses `.next/`. Exits 1 when any answer is a problem.
@@ -36,14 +36,14 @@ async function main(): Promise<number> {
     PORT: String(PORT),
     APP_URL: `http://127.0.0.1:${PORT}`,
   };
-  let next: ReturnType<typeof startNext> | undefined;
+  let next: ReturnType<typeof startServer> | undefined;
   try {
     if (process.env.BENCH_SKIP_BUILD !== "1") {
       process.stdout.write("building (next build)...\n");
       const build = spawnSync("npx", ["next", "build"], { env: serverEnv, stdio: "ignore" });
       if (build.status !== 0) throw new Error("next build failed");
     }
-    next = startNext({ cwd: process.cwd(), port: PORT, env: serverEnv });
+    next = startServer({ cwd: process.cwd(), port: PORT, env: serverEnv });
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
 
@@ -98,7 +98,7 @@ async function main(): Promise<number> {
     await closeDb();
 
     const lines = [
-      `requests: ${requests.length} (seed ${SEED}) in ${seconds.toFixed(1)} s, against next start on PostgreSQL`,
+      `requests: ${requests.length} (seed ${SEED}) in ${seconds.toFixed(1)} s, against the production start on PostgreSQL`,
       `by status class: ${Object.entries(byClass)
         .sort()
         .map(([k, v]) => `${k} ${v}`)

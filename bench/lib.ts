@@ -13,7 +13,7 @@ export type Figures = {
   max?: number;
   errors: number;
   non2xx: number;
-  /** CPU time of the `next-server` process per request (ms), from /proc; steadier than req/s on a noisy machine. */
+  /** CPU time of the server process per request (ms), from /proc; steadier than req/s on a noisy machine. */
   serverCpuMsPerRequest?: number;
   /** The part of it on the server's main thread (JavaScript; GC helper and libuv threads excluded). */
   serverMainThreadCpuMsPerRequest?: number;
@@ -41,9 +41,15 @@ export type LoadOptions = {
   connections?: number;
   /** Unmeasured seconds of the same load first (default BENCH_WARMUP_SEC). */
   warmupSec?: number;
-  /** Count only the `next-server` of this process group (the pid `startProcess` returned), when several run. */
+  /** Count only the server of this process group (the pid `startProcess` returned), when several run. */
   processGroup?: number;
+  /** The server process's name in /proc (default SERVER_PROCESS: the production start). */
+  processName?: string;
 };
+
+/** The production start's process name (server/http/main.ts sets it); `next start`'s is NEXT_PROCESS. */
+export const SERVER_PROCESS = "marea-server";
+export const NEXT_PROCESS = "next-server";
 
 /** Seconds of the same load run, unmeasured, before each measurement (BENCH_WARMUP_SEC, default 3). */
 const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
@@ -57,11 +63,12 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
   const warmupSec = options.warmupSec ?? WARMUP_SEC;
   if (warmupSec > 0) await runAutocannon({ ...options, durationSec: warmupSec });
-  const cpuBefore = processCpuMs("next-server", options.processGroup);
+  const serverName = options.processName ?? SERVER_PROCESS;
+  const cpuBefore = processCpuMs(serverName, options.processGroup);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
   const result = await runAutocannon(options);
-  const cpuAfter = processCpuMs("next-server", options.processGroup);
+  const cpuAfter = processCpuMs(serverName, options.processGroup);
   const databaseCpuAfter = processCpuMs("postgres");
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const total = result.requests.total;
@@ -134,7 +141,30 @@ export function printFigures(
 }
 
 /**
- * `next start` on 127.0.0.1:`port` in `cwd` (an app already built there), in its own process group; with
+ * The production start (`npm start` without its build: server/http/main.ts) on 127.0.0.1:`port` in `cwd` (an
+ * app already built there), in its own process group; with `profileDir`, a V8 CPU profile of the server is
+ * written there when it stops. BENCH_NODE_FLAGS adds node command-line flags to the server.
+ */
+export function startServer(options: {
+  cwd: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  profileDir?: string;
+}): ChildProcess {
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
+  return startProcess(
+    "node",
+    [...nodeFlags, "--import", "tsx", "server/http/main.ts"],
+    { ...options.env, PORT: String(options.port), HOST: "127.0.0.1" },
+    "production start",
+    options.cwd,
+  );
+}
+
+/**
+ * `next start` (Next alone: /v1 through the App Router's catch-all), the start before the production one, for
+ * comparisons in the same run; on 127.0.0.1:`port` in `cwd` (an app already built there), in its own process group; with
  * `profileDir`, a V8 CPU profile of the server is written there when it stops. BENCH_NODE_FLAGS adds node
  * command-line flags to the server, including those NODE_OPTIONS refuses (`--trace-gc`, say).
  */

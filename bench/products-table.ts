@@ -105,9 +105,9 @@ export async function runProductsTableBench(env: BenchEnv): Promise<BenchRow[]> 
   await load("warm-up", { url, headers, warmupSec: 0, durationSec: 3 });
   const floor = await load("(b-p) the floor again, next to (p)", { url: `${env.baseUrl}/bench/floor` });
   const page = await load("(p) dashboard products table, 2,000 products, first page", { url, headers });
-  // For information: the dashboard's overview placeholder with the same session, i.e. what the shell, the sign-in
+  // For information: the dashboard overview with the same session, i.e. what the shell, the sign-in
   // gate and a server-rendered dashboard page cost before any table.
-  const shell = await load("(p0) /dashboard overview placeholder, signed in", {
+  const shell = await load("(p0) /dashboard overview, signed in", {
     url: `${env.baseUrl}/dashboard`,
     headers,
   });

@@ -25,10 +25,31 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the built app (`next start`, built by `npm test` beforehand) on a free loopback port, in its own
- * process group, on the test file's PostgreSQL database or, in PGlite runs, on a fresh embedded data folder.
+ * How the built app is started: `production` is `npm start`'s server (server/http/main.ts: /v1 and /healthz on
+ * node:http, the rest through Next), `next` is plain `next start` (hosts that run Next alone: /v1 through the
+ * App Router's catch-all). Both serve the same pipeline.
  */
-export async function startNextServer(extraEnv: Record<string, string> = {}): Promise<NextServer> {
+export type StartMode = "production" | "next";
+
+/** The command line of each start mode, run from the repository's root. */
+export function startCommand(mode: StartMode, port: number): { command: string; args: string[] } {
+  return mode === "production"
+    ? { command: process.execPath, args: ["--import", "tsx", "server/http/main.ts"] }
+    : {
+        command: path.resolve("node_modules/.bin/next"),
+        args: ["start", "-H", "127.0.0.1", "-p", String(port)],
+      };
+}
+
+/**
+ * Starts the built app (built by `npm test` beforehand; the production start unless `mode` says `next`) on a
+ * free loopback port, in its own process group, on the test file's PostgreSQL database or, in PGlite runs, on
+ * a fresh embedded data folder.
+ */
+export async function startNextServer(
+  extraEnv: Record<string, string> = {},
+  mode: StartMode = "production",
+): Promise<NextServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "marea-e2e-"));
   const env: Record<string, string | undefined> = {
@@ -36,21 +57,19 @@ export async function startNextServer(extraEnv: Record<string, string> = {}): Pr
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(port),
+    HOST: "127.0.0.1",
     APP_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     ...extraEnv,
   };
   delete env.PGLITE_DIR;
-  const child: ChildProcess = spawn(
-    path.resolve("node_modules/.bin/next"),
-    ["start", "-H", "127.0.0.1", "-p", String(port)],
-    {
-      env: env as NodeJS.ProcessEnv,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const { command, args } = startCommand(mode, port);
+  const child: ChildProcess = spawn(command, args, {
+    env: env as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => {
     output += d.toString();
@@ -68,7 +87,7 @@ export async function startNextServer(extraEnv: Record<string, string> = {}): Pr
       // not listening yet
     }
     if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`next start did not come up:\n${output}`);
+      throw new Error(`the server (${mode}) did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {

@@ -8,6 +8,13 @@ import { z } from "zod";
 const EnvSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().positive().default(3000),
+  /** The interface the production start listens on (server/http/main.ts); unset: every interface. */
+  HOST: z.string().min(1).optional(),
+  /**
+   * Server processes of the production start, sharing PORT (docs/operations.md, "Several processes"). More than
+   * one needs DATABASE_URL: the embedded database is one process per folder.
+   */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
   APP_URL: z.url().default("http://localhost:3000"),
   /** Where the MCP server is reached (docs/mcp.md, "Endpoints"); default `{APP_URL}/mcp`. */
   MCP_URL: z.url().optional(),

@@ -33,3 +33,16 @@ export async function startServer(): Promise<void> {
     log("info", "in-process webhook worker started", { worker: worker.id });
   }
 }
+
+/**
+ * Graceful shutdown's last step, once no request is left (server/http/main.ts): stop the in-process worker
+ * (its attempts in flight finish or go back to the queue under their lease) and close the database.
+ */
+export async function stopServer(): Promise<void> {
+  const [{ stopDeliveryWorker }, { closeDb }] = await Promise.all([
+    import("@/server/webhooks/worker"),
+    import("@/server/db/client"),
+  ]);
+  await stopDeliveryWorker();
+  await closeDb();
+}

@@ -1,8 +1,7 @@
-import { checkHealth } from "@/server/health/service";
+import { handleHealthRequest } from "@/server/health/http";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
-  const { status, body } = await checkHealth();
-  return Response.json(body, { status, headers: { "cache-control": "no-store" } });
+  return handleHealthRequest();
 }

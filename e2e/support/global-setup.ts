@@ -28,7 +28,7 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** Stops `next start` and everything it spawned: it runs in its own process group. */
+/** Stops the server and everything it spawned: it runs in its own process group. */
 async function stopGroup(child: ChildProcess): Promise<void> {
   if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -52,7 +52,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 
 /**
  * One environment for the whole browser suite: a fresh PostgreSQL database, a real SMTP sink, and ONE built app
- * (`next start`, built by `npm test` beforehand) on a free loopback port. Tests find them through E2E_* variables.
+ * (the production start, server/http/main.ts, over the build `npm test` made beforehand) on a free loopback port. Tests find them through E2E_* variables.
  * Returns the teardown: stop the app, close the sink, drop the database.
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -95,6 +95,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       PORT: String(port),
+      HOST: "127.0.0.1",
       APP_URL: baseUrl,
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
@@ -105,16 +106,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     };
     delete env.PGLITE_DIR;
     const log = createWriteStream(path.join(ARTIFACTS, "server.log"));
-    const child = spawn(
-      path.join(ROOT, "node_modules/.bin/next"),
-      ["start", "-H", "127.0.0.1", "-p", String(port)],
-      {
-        cwd: ROOT,
-        env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    // The production start, as `npm start` runs it (server/http/main.ts).
+    const child = spawn(process.execPath, ["--import", "tsx", "server/http/main.ts"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     cleanups.push(async () => {
       await stopGroup(child);
       log.end();
@@ -130,9 +128,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         // not listening yet
       }
       if (child.exitCode !== null)
-        throw new Error(`next start exited (${child.exitCode}); see e2e/artifacts/server.log`);
+        throw new Error(`the server exited (${child.exitCode}); see e2e/artifacts/server.log`);
       if (Date.now() > deadline)
-        throw new Error("next start did not answer /healthz in 90 s; see e2e/artifacts/server.log");
+        throw new Error("the server did not answer /healthz in 90 s; see e2e/artifacts/server.log");
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 

@@ -1,10 +1,13 @@
+import { createServer } from "node:http";
 import { dbReady } from "@/server/db/client";
-import { createV1Server } from "./node-server";
+import { serveFetch } from "./node-server";
+import { handleV1Request } from "./router";
 
-// `tsx server/http/serve-v1.ts <port>`: the /v1 API on node:http, on DATABASE_URL. Prints "ready <port>".
+// `tsx server/http/serve-v1.ts <port>`: the /v1 API alone on node:http (no Next), on DATABASE_URL. Prints
+// "ready <port>". The production start (server/http/main.ts) serves /v1 through the same bridge beside Next.
 const port = Number(process.argv[2] ?? 0);
 await dbReady();
-const server = createV1Server();
+const server = createServer(serveFetch(handleV1Request));
 server.listen(port, "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`ready ${typeof address === "object" && address ? address.port : port}\n`);

@@ -1,0 +1,210 @@
+import cluster, { type Worker } from "node:cluster";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import { env } from "@/server/env";
+import { log } from "@/server/lib/log";
+import {
+  notifyStorefrontChanged,
+  onStorefrontChanged,
+  type StorefrontChange,
+} from "@/server/storefronts/changes";
+import { directHandlers, directRoute } from "./direct";
+import { serveFetch } from "./node-server";
+
+/**
+ * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
+ * `/v1/*`, `/healthz`, `/api/graphql` and `/mcp` go straight to their fetch-style handlers through the node:http
+ * bridge (server/http/node-server.ts), without Next's per-request work, which cost about three quarters of an
+ * API call (bench/README.md); every other path (dashboard, public pages, tRPC, /api/inngest, OAuth pages, static
+ * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
+ * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
+ *
+ * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only).
+ */
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** How long a stopping process waits for requests in flight before closing their connections. */
+const DRAIN_TIMEOUT_MS = 25_000;
+
+/** Message between cluster workers and the primary: a storefront change to announce in the other workers. */
+type StorefrontChangedMessage = { type: "marea:storefront-changed"; change: StorefrontChange };
+
+function isStorefrontChangedMessage(message: unknown): message is StorefrontChangedMessage {
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    (message as { type?: unknown }).type === "marea:storefront-changed"
+  );
+}
+
+/**
+ * In production, Next prepares its server (and runs instrumentation.ts: migrations, the worker, and the direct
+ * handlers it publishes) on its first request, which for /healthz and /v1 never comes. So do now what that first
+ * request would, through the server `app.prepare()` set up. Not a documented API: the start-up test
+ * (server/http/main.test.ts) fails if a Next upgrade moves it.
+ */
+async function prepareNextServer(app: unknown): Promise<void> {
+  const wrapper = (app as { server?: { getServer?: () => Promise<{ prepare?: () => Promise<void> }> } })
+    .server;
+  const server = await wrapper?.getServer?.();
+  if (typeof server?.prepare !== "function")
+    throw new Error("cannot prepare Next's server: this Next version does not expose it as expected");
+  await server.prepare();
+}
+
+async function runServer(): Promise<void> {
+  const config = env();
+  process.title = "marea-server";
+  const { default: next } = await import("next");
+  const app = next({ dev: false, dir: ROOT, hostname: config.HOST ?? "localhost", port: config.PORT });
+  await app.prepare();
+  await prepareNextServer(app);
+  const handlers = directHandlers();
+  if (!handlers)
+    throw new Error("instrumentation.ts did not publish the /v1 handlers: is `.next` a build of this app?");
+  const handleNext = app.getRequestHandler();
+  const direct = {
+    v1: serveFetch(handlers.v1),
+    health: serveFetch(handlers.health),
+    graphql: serveFetch(handlers.graphql),
+    mcp: serveFetch(handlers.mcp),
+  };
+
+  let stopping = false;
+  const inFlight = new Set<ServerResponse>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    // A request that arrives while the process drains is still answered, and its connection then closed.
+    if (stopping) res.setHeader("connection", "close");
+    const route = directRoute(req.method, req.url ?? "/");
+    if (route) direct[route](req, res);
+    else
+      handleNext(req, res).catch((error: unknown) => {
+        log("error", "Next request handler failed", { error });
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  log("info", "listening", { port: config.PORT, host: config.HOST ?? "*", pid: process.pid });
+
+  if (cluster.isWorker) relayStorefrontChanges();
+
+  // Graceful shutdown (docs/operations.md, "Stopping"): stop accepting, answer what is in flight (each of those
+  // connections closes after its answer), then stop the worker, Next, and the database.
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log("info", "draining before exit", { signal, inFlight: inFlight.size });
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
+    // A keep-alive connection whose answer just went out is idle: close it now rather than after its timeout.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const deadline = setTimeout(() => {
+      log("warn", "drain timed out: closing the connections left", { inFlight: inFlight.size });
+      server.closeAllConnections();
+    }, DRAIN_TIMEOUT_MS);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(deadline);
+    try {
+      await handlers.shutdown();
+      await app.close();
+    } catch (error) {
+      log("warn", "error while stopping", { error });
+    }
+    process.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      void stop(signal);
+    });
+  }
+}
+
+/**
+ * Public storefront pages are cached per process (docs/operations.md, "Public storefront cache"): a change made
+ * in one worker is sent through the primary to the others, which expire their pages as if they had made it.
+ */
+function relayStorefrontChanges(): void {
+  let relaying = false;
+  onStorefrontChanged((change) => {
+    if (relaying) return;
+    process.send?.({ type: "marea:storefront-changed", change } satisfies StorefrontChangedMessage);
+  });
+  process.on("message", (message: unknown) => {
+    if (!isStorefrontChangedMessage(message)) return;
+    relaying = true;
+    try {
+      notifyStorefrontChanged(message.change);
+    } finally {
+      relaying = false;
+    }
+  });
+}
+
+function runPrimary(count: number): void {
+  if (!env().DATABASE_URL) {
+    process.stderr.write(
+      `WEB_CONCURRENCY=${count} needs DATABASE_URL: the embedded database (PGlite) can be opened by one process ` +
+        "only. Set DATABASE_URL to a PostgreSQL database, or WEB_CONCURRENCY=1.\n",
+    );
+    process.exit(1);
+  }
+  process.title = "marea-primary";
+  let stopping = false;
+  const alive = new Set<number>();
+  const listening = new Set<number>();
+  const fork = () => alive.add(cluster.fork().id);
+  cluster.on("listening", (worker) => listening.add(worker.id));
+  cluster.on("message", (from: Worker, message: unknown) => {
+    if (!isStorefrontChangedMessage(message)) return;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker && worker.id !== from.id && worker.isConnected()) worker.send(message);
+    }
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    alive.delete(worker.id);
+    if (stopping) {
+      if (alive.size === 0) process.exit();
+      return;
+    }
+    // A worker that never listened failed at start-up (database unreachable, no build): so would the next.
+    if (!listening.has(worker.id)) {
+      log("error", "a server process failed to start; stopping", { pid: worker.process.pid, code, signal });
+      stopping = true;
+      process.exitCode = 1;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill("SIGTERM");
+      if (alive.size === 0) process.exit();
+      return;
+    }
+    log("error", "a server process died; starting another", { pid: worker.process.pid, code, signal });
+    fork();
+  });
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      if (alive.size === 0) process.exit();
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    });
+  }
+  for (let i = 0; i < count; i++) fork();
+  log("info", "started server processes", { count, port: env().PORT });
+}
+
+// Next reads NODE_ENV when it loads: the production start is production unless told otherwise.
+(process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
+const concurrency = env().WEB_CONCURRENCY;
+if (cluster.isPrimary && concurrency > 1) runPrimary(concurrency);
+else
+  runServer().catch((error: unknown) => {
+    log("error", "the server could not start", { error });
+    process.exit(1);
+  });
