@@ -598,19 +598,17 @@ export async function getProductCatalog(
     accountId: actor.accountId,
     storefrontId: input.storefrontId,
   });
-  const [used, named, [total]] = await Promise.all([
+  // One scan of the storefront's products gives both its count and the categories named on them.
+  const [used, named] = await Promise.all([
     ctx.db
       .select({ n: accounts.productCount, plan: accounts.plan })
       .from(accounts)
       .where(eq(accounts.id, actor.accountId)),
     ctx.db
-      .selectDistinct({ category: products.category })
+      .select({ category: products.category, n: count() })
       .from(products)
-      .where(and(eq(products.storefrontId, storefront.id), eq(products.accountId, actor.accountId))),
-    ctx.db
-      .select({ n: count() })
-      .from(products)
-      .where(and(eq(products.storefrontId, storefront.id), eq(products.accountId, actor.accountId))),
+      .where(and(eq(products.storefrontId, storefront.id), eq(products.accountId, actor.accountId)))
+      .groupBy(products.category),
   ]);
   const own = ((storefront.categories as Array<{ name: string; position?: number | null }> | null) ?? [])
     .map((category, index) => ({ name: category.name, order: category.position ?? UNSET_POSITION, index }))
@@ -629,7 +627,7 @@ export async function getProductCatalog(
       language: storefront.language,
     },
     categories: [...own, ...extra],
-    productCount: total?.n ?? 0,
+    productCount: named.reduce((sum, row) => sum + row.n, 0),
     usage: { used: used[0]?.n ?? 0, limit: PLAN_LIMITS[plan].products, plan },
   };
 }

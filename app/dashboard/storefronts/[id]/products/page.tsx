@@ -171,6 +171,8 @@ export default async function ProductsPage({ params, searchParams }: Props) {
         />
       ) : (
         <ProductsTable
+          // A new view (search, category, page) is a new table: its rows are not the edited ones of the last view.
+          key={`${q ?? ""}|${category ?? ""}|${cursor ?? ""}`}
           storefrontId={id}
           currency={catalog.storefront.currency}
           rows={page.data.map((p) => ({

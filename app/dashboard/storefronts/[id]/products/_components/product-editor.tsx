@@ -592,9 +592,10 @@ export function ProductEditor({
                           variant="ghost"
                           size="sm"
                           className="mb-1"
+                          aria-label={t("editor.removeOption", { option: o + 1, group: g + 1 })}
                           onClick={() => setGroup(g, { options: group.options.filter((_, j) => j !== o) })}
                         >
-                          {t("editor.removeOption", { option: o + 1, group: g + 1 })}
+                          {t("editor.removeOptionShort")}
                         </Button>
                       </fieldset>
                     );

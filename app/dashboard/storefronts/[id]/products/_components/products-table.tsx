@@ -1,20 +1,17 @@
 "use client";
 
+import "./products-table.css";
 import { useMutation } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ConfirmDialog } from "@/app/_components/ui/alert-dialog";
 import { Badge } from "@/app/_components/ui/badge";
-import { Button, buttonClasses } from "@/app/_components/ui/button";
-import { Checkbox } from "@/app/_components/ui/checkbox";
-import { Input } from "@/app/_components/ui/input";
-import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
+import { Table, TableCaption, TableContainer, TBody, THead, Th, Tr } from "@/app/_components/ui/table";
 import { useToast } from "@/app/_components/ui/toast";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { bodyParam, checkWithSchema, type FieldErrors } from "@/app/dashboard/_lib/catalog-forms";
-import { UpdateProductInput } from "@/server/products/schema";
+import { type ProductDto, UpdateProductInput } from "@/server/products/schema";
 
 export type ProductRow = {
   id: string;
@@ -62,10 +59,13 @@ function patchOf(row: ProductRow, draft: Draft): Record<string, unknown> {
   return patch;
 }
 
+type Save = (row: ProductRow, patch: Record<string, unknown>) => Promise<ProductDto>;
+
 /**
  * The products table (docs/ui.md, "Products"): price, sale price, stock and hide edited in place, each row saved on
  * its own with the API's `UpdateProductInput` schema (checked here, then by the server); an error shows under the
- * field its `param` names. Delete asks first.
+ * field its `param` names. Delete asks first. Rows are light (native controls, a few short classes, one set of
+ * mutations and one confirmation for the whole table): a page renders 50 of them on the server.
  */
 export function ProductsTable({
   storefrontId,
@@ -77,207 +77,214 @@ export function ProductsTable({
   rows: ProductRow[];
 }) {
   const t = useT();
-  const [rows, setRows] = useState(initialRows);
-  return (
-    <TableContainer label={t("products.caption")}>
-      <Table>
-        <TableCaption className="sr-only">{t("products.caption")}</TableCaption>
-        <THead>
-          <Tr>
-            <Th>{t("products.colProduct")}</Th>
-            <Th>{t("products.colCategory")}</Th>
-            <Th className="text-right">{t("products.colPosition")}</Th>
-            <Th>
-              {t("products.colPrice")} ({currency})
-            </Th>
-            <Th>
-              {t("products.colSalePrice")} ({currency})
-            </Th>
-            <Th>{t("products.colStock")}</Th>
-            <Th>{t("products.colHidden")}</Th>
-            <Th>
-              <span className="sr-only">{t("products.colActions")}</span>
-            </Th>
-          </Tr>
-        </THead>
-        <TBody>
-          {rows.map((row) => (
-            <EditableRow
-              key={row.id}
-              storefrontId={storefrontId}
-              row={row}
-              onSaved={(next) => setRows((all) => all.map((r) => (r.id === next.id ? next : r)))}
-              onDeleted={() => setRows((all) => all.filter((r) => r.id !== row.id))}
-            />
-          ))}
-        </TBody>
-      </Table>
-    </TableContainer>
-  );
-}
-
-function EditableRow({
-  storefrontId,
-  row,
-  onSaved,
-  onDeleted,
-}: {
-  storefrontId: string;
-  row: ProductRow;
-  onSaved: (row: ProductRow) => void;
-  onDeleted: () => void;
-}) {
-  const t = useT();
-  const language = useLanguage();
   const trpc = useTRPC();
   const router = useRouter();
   const toast = useToast();
-  const [draft, setDraft] = useState(() => draftOf(row));
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [rows, setRows] = useState(initialRows);
+  const [deleting, setDeleting] = useState<ProductRow | null>(null);
+  const [deleteError, setDeleteError] = useState<{ id: string; message: string } | null>(null);
   const update = useMutation(trpc.products.update.mutationOptions());
   const remove = useMutation(trpc.products.delete.mutationOptions());
-  const patch = patchOf(row, draft);
-  const isDirty = Object.keys(patch).length > 0;
-  const editHref = `/dashboard/storefronts/${storefrontId}/products/${row.id}`;
-  const fieldId = (field: string) => `p-${row.id}-${field}`;
+  const base = `/dashboard/storefronts/${storefrontId}/products`;
 
-  async function save() {
-    const found = checkWithSchema(UpdateProductInput, patch, language);
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    try {
-      const saved = await update.mutateAsync({ storefrontId, productId: row.id, patch });
-      const next: ProductRow = {
-        ...row,
-        price: saved.price,
-        salePrice: saved.salePrice,
-        stock: saved.stock,
-        hide: saved.hide,
-      };
-      onSaved(next);
-      setDraft(draftOf(next));
-      toast({ title: t("products.rowSaved", { title: row.title }), variant: "success" });
-    } catch (error) {
-      const body = catalogueError(error);
-      const param = bodyParam(body?.param, ["patch"]) ?? "";
-      setErrors({ [param]: body?.message ?? String(error) });
-    }
-  }
+  const save: Save = async (row, patch) => {
+    const saved = await update.mutateAsync({ storefrontId, productId: row.id, patch });
+    setRows((all) => all.map((r) => (r.id === row.id ? { ...r, ...pick(saved) } : r)));
+    toast({ title: t("products.rowSaved", { title: row.title }), variant: "success" });
+    return saved;
+  };
 
-  async function destroy() {
+  async function destroy(row: ProductRow) {
     try {
       await remove.mutateAsync({ storefrontId, productId: row.id });
-      onDeleted();
+      setRows((all) => all.filter((r) => r.id !== row.id));
       toast({ title: t("products.deleted", { title: row.title }) });
       router.refresh();
     } catch (error) {
-      setErrors({ "": catalogueError(error)?.message ?? String(error) });
+      setDeleteError({ id: row.id, message: catalogueError(error)?.message ?? String(error) });
     }
   }
 
-  const numberCell = (field: "price" | "salePrice" | "stock", label: string) => (
-    <Td>
-      <Input
-        id={fieldId(field)}
-        inputMode={field === "stock" ? "numeric" : "decimal"}
-        aria-label={label}
-        aria-invalid={errors[field] ? true : undefined}
-        aria-describedby={errors[field] ? `${fieldId(field)}-error` : undefined}
-        value={draft[field]}
-        placeholder={field === "stock" ? t("products.unlimitedStock") : undefined}
-        onChange={(event) => setDraft({ ...draft, [field]: event.target.value })}
-        onKeyDown={(event) => {
-          if (event.key === "Enter" && isDirty) void save();
-        }}
-        className="h-9 w-28"
-      />
-      {errors[field] ? (
-        <p id={`${fieldId(field)}-error`} className="mt-1 max-w-48 text-xs font-medium text-danger">
-          {errors[field]}
-        </p>
-      ) : null}
-    </Td>
-  );
-
   return (
-    <Tr data-testid="product-row">
-      <Td>
-        <div className="flex min-w-48 items-start gap-3">
+    <>
+      <TableContainer label={t("products.caption")}>
+        <Table className="pt">
+          <TableCaption className="sr-only">{t("products.caption")}</TableCaption>
+          <THead>
+            <Tr>
+              <Th>{t("products.colProduct")}</Th>
+              <Th className="text-right">{t("products.colPosition")}</Th>
+              <Th>
+                {t("products.colPrice")} ({currency})
+              </Th>
+              <Th>
+                {t("products.colSalePrice")} ({currency})
+              </Th>
+              <Th>{t("products.colStock")}</Th>
+              <Th>{t("products.colHidden")}</Th>
+              <Th>
+                <span className="sr-only">{t("products.colActions")}</span>
+              </Th>
+            </Tr>
+          </THead>
+          <TBody>
+            {rows.map((row) => (
+              <EditableRow
+                key={row.id}
+                row={row}
+                href={`${base}/${row.id}`}
+                save={save}
+                onDelete={() => setDeleting(row)}
+                deleteError={deleteError?.id === row.id ? deleteError.message : null}
+              />
+            ))}
+          </TBody>
+        </Table>
+      </TableContainer>
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(open) => {
+          if (!open) setDeleting(null);
+        }}
+        title={t("products.deleteTitle", { title: deleting?.title ?? "" })}
+        description={t("products.deleteBody")}
+        cancelLabel={t("common.cancel")}
+        actionLabel={t("common.delete")}
+        onAction={() => {
+          if (deleting) void destroy(deleting);
+        }}
+      />
+    </>
+  );
+}
+
+function pick(saved: ProductDto): Pick<ProductRow, "price" | "salePrice" | "stock" | "hide"> {
+  return { price: saved.price, salePrice: saved.salePrice, stock: saved.stock, hide: saved.hide };
+}
+
+function EditableRow({
+  row,
+  href,
+  save,
+  onDelete,
+  deleteError,
+}: {
+  row: ProductRow;
+  href: string;
+  save: Save;
+  onDelete: () => void;
+  deleteError: string | null;
+}) {
+  const t = useT();
+  const language = useLanguage();
+  const [draft, setDraft] = useState(() => draftOf(row));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [isSaving, setSaving] = useState(false);
+  const patch = patchOf(row, draft);
+  const isDirty = Object.keys(patch).length > 0;
+
+  async function submit() {
+    const found = checkWithSchema(UpdateProductInput, patch, language);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setSaving(true);
+    try {
+      const saved = await save(row, patch);
+      setDraft(draftOf({ ...row, ...pick(saved) }));
+    } catch (error) {
+      const body = catalogueError(error);
+      setErrors({ [bodyParam(body?.param, ["patch"]) ?? ""]: body?.message ?? String(error) });
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const numberCell = (field: "price" | "salePrice" | "stock", label: string) => {
+    const errorId = errors[field] ? `${row.id}-${field}-error` : undefined;
+    return (
+      <td>
+        <input
+          type="text"
+          inputMode={field === "stock" ? "numeric" : "decimal"}
+          aria-label={label}
+          aria-invalid={errors[field] ? true : undefined}
+          aria-describedby={errorId}
+          value={draft[field]}
+          placeholder={field === "stock" ? "–" : undefined}
+          title={field === "stock" ? t("products.unlimitedStock") : undefined}
+          onChange={(event) => setDraft({ ...draft, [field]: event.target.value })}
+          onKeyDown={(event) => {
+            if (event.key === "Enter" && isDirty) void submit();
+          }}
+        />
+        {errorId ? (
+          <p id={errorId} className="pt-e">
+            {errors[field]}
+          </p>
+        ) : null}
+      </td>
+    );
+  };
+
+  const rowError = errors[""] ?? deleteError;
+  return (
+    <tr data-testid="product-row">
+      <td>
+        <div className="pt-p">
           {row.thumbnailUrl ? (
             // biome-ignore lint/performance/noImgElement: the merchant's own URL, shown as it is
-            <img
-              src={row.thumbnailUrl}
-              alt=""
-              className="size-10 shrink-0 rounded border border-border object-cover"
-            />
+            <img src={row.thumbnailUrl} alt="" loading="lazy" />
           ) : (
-            <div
-              className="size-10 shrink-0 rounded border border-dashed border-border-strong"
-              aria-hidden="true"
-            />
+            <span aria-hidden="true" />
           )}
-          <div className="min-w-0">
-            <Link href={editHref} className="font-medium text-primary underline-offset-2 hover:underline">
-              {row.title}
-            </Link>
-            {row.sku ? <div className="text-xs text-muted">{t("products.sku", { sku: row.sku })}</div> : null}
+          <div>
+            <a href={href}>{row.title}</a>
+            <div className="pt-m">
+              {[
+                row.sku ? t("products.sku", { sku: row.sku }) : null,
+                row.category ?? t("products.noCategory"),
+              ]
+                .filter(Boolean)
+                .join(" · ")}
+            </div>
             {row.imageProcessingPending ? (
               <Badge tone="warning" className="mt-1">
                 {t("products.imagePending")}
               </Badge>
             ) : null}
-            {errors[""] ? <p className="mt-1 text-xs font-medium text-danger">{errors[""]}</p> : null}
+            {rowError ? <p className="pt-e">{rowError}</p> : null}
           </div>
         </div>
-      </Td>
-      <Td className="whitespace-nowrap">
-        {row.category ?? <span className="text-muted">{t("products.noCategory")}</span>}
-      </Td>
-      <Td className="text-right tabular-nums">{row.position ?? "–"}</Td>
+      </td>
+      <td className="pt-n">{row.position ?? "–"}</td>
       {numberCell("price", t("products.priceOf", { title: row.title }))}
       {numberCell("salePrice", t("products.salePriceOf", { title: row.title }))}
       {numberCell("stock", t("products.stockOf", { title: row.title }))}
-      <Td>
-        <Checkbox
+      <td>
+        <input
+          type="checkbox"
           aria-label={t("products.hideOf", { title: row.title })}
           checked={draft.hide}
-          onCheckedChange={(checked) => setDraft({ ...draft, hide: checked === true })}
-          className="mt-2"
+          onChange={(event) => setDraft({ ...draft, hide: event.target.checked })}
         />
-      </Td>
-      <Td>
-        <div className="flex items-center gap-2">
-          <Button
-            size="sm"
-            variant={isDirty ? "primary" : "secondary"}
-            disabled={!isDirty}
-            loading={update.isPending}
+      </td>
+      <td>
+        <div className="pt-a">
+          <button
+            type="button"
+            data-dirty={isDirty ? "" : undefined}
+            disabled={!isDirty || isSaving}
+            aria-busy={isSaving || undefined}
             aria-label={t("products.saveRowOf", { title: row.title })}
-            onClick={() => void save()}
+            onClick={() => void submit()}
           >
             {t("products.saveRow")}
-          </Button>
-          <Link
-            href={editHref}
-            className={buttonClasses("ghost", "sm")}
-            aria-label={t("products.editOf", { title: row.title })}
-          >
-            {t("products.edit")}
-          </Link>
-          <ConfirmDialog
-            trigger={
-              <Button size="sm" variant="ghost" aria-label={t("products.deleteOf", { title: row.title })}>
-                {t("common.delete")}
-              </Button>
-            }
-            title={t("products.deleteTitle", { title: row.title })}
-            description={t("products.deleteBody")}
-            cancelLabel={t("common.cancel")}
-            actionLabel={t("common.delete")}
-            onAction={() => void destroy()}
-          />
+          </button>
+          <button type="button" aria-label={t("products.deleteOf", { title: row.title })} onClick={onDelete}>
+            {t("common.delete")}
+          </button>
         </div>
-      </Td>
-    </Tr>
+      </td>
+    </tr>
   );
 }
