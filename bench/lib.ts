@@ -223,6 +223,21 @@ export function stopProcess(child: ChildProcess): void {
   }
 }
 
+/**
+ * Throws when something already listens on 127.0.0.1:`port`: the bench would otherwise measure that server (another
+ * checkout's bench, say) instead of its own. BENCH_PORT picks another.
+ */
+export async function assertPortFree(port: number): Promise<void> {
+  const { createServer } = await import("node:net");
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", () =>
+      reject(new Error(`127.0.0.1:${port} is in use: set BENCH_PORT to a free port`)),
+    );
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+  });
+}
+
 export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BenchEnv, BenchRow } from "./env";
 import {
+  assertPortFree,
   benchServerEnv,
   createBenchDatabase,
   createBenchDeveloperKey,
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       const build = spawnSync("npx", ["next", "build"], { env: serverEnv, stdio: "ignore" });
       if (build.status !== 0) throw new Error("next build failed");
     }
+    await assertPortFree(PORT);
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there when it stops.
     const profileDir = process.env.BENCH_CPU_PROF;
     const server = startServer({
