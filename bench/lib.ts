@@ -47,6 +47,13 @@ export type LoadOptions = {
   processName?: string;
 };
 
+let serverGroup: number | undefined;
+
+/** The process group of the bench's own production start (its pid): CPU figures count only its processes. */
+export function setServerProcessGroup(group: number | undefined): void {
+  serverGroup = group;
+}
+
 /** The production start's process name (server/http/main.ts sets it); `next start`'s is NEXT_PROCESS. */
 export const SERVER_PROCESS = "marea-server";
 export const NEXT_PROCESS = "next-server";
@@ -64,11 +71,13 @@ export async function load(name: string, options: LoadOptions): Promise<Figures>
   const warmupSec = options.warmupSec ?? WARMUP_SEC;
   if (warmupSec > 0) await runAutocannon({ ...options, durationSec: warmupSec });
   const serverName = options.processName ?? SERVER_PROCESS;
-  const cpuBefore = processCpuMs(serverName, options.processGroup);
+  // Only this bench's server: other checkouts on the machine may run processes of the same name.
+  const group = options.processGroup ?? (serverName === SERVER_PROCESS ? serverGroup : undefined);
+  const cpuBefore = processCpuMs(serverName, group);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
   const result = await runAutocannon(options);
-  const cpuAfter = processCpuMs(serverName, options.processGroup);
+  const cpuAfter = processCpuMs(serverName, group);
   const databaseCpuAfter = processCpuMs("postgres");
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const total = result.requests.total;

@@ -9,6 +9,7 @@ import {
   createBenchDeveloperKey,
   load,
   printFigures,
+  setServerProcessGroup,
   startServer,
   stopProcess,
   waitForHttp,
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       profileDir: profileDir ? path.resolve(profileDir) : undefined,
     });
     processes.push(server);
+    setServerProcessGroup(server.pid);
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
 
