@@ -48,10 +48,15 @@ export type LoadOptions = {
 };
 
 let serverGroup: number | undefined;
+let serverName: string | undefined;
 
-/** The process group of the bench's own production start (its pid): CPU figures count only its processes. */
-export function setServerProcessGroup(group: number | undefined): void {
+/**
+ * The bench's own server: its process group (its pid; CPU figures count only its processes) and, when it is
+ * `next start` (BENCH_START=next), its process name.
+ */
+export function setServerProcess(group: number | undefined, name?: string): void {
   serverGroup = group;
+  serverName = name;
 }
 
 /** The production start's process name (server/http/main.ts sets it); `next start`'s is NEXT_PROCESS. */
@@ -70,14 +75,15 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
   const warmupSec = options.warmupSec ?? WARMUP_SEC;
   if (warmupSec > 0) await runAutocannon({ ...options, durationSec: warmupSec });
-  const serverName = options.processName ?? SERVER_PROCESS;
+  const processName = options.processName ?? serverName ?? SERVER_PROCESS;
   // Only this bench's server: other checkouts on the machine may run processes of the same name.
-  const group = options.processGroup ?? (serverName === SERVER_PROCESS ? serverGroup : undefined);
-  const cpuBefore = processCpuMs(serverName, group);
+  const group =
+    options.processGroup ?? (processName === (serverName ?? SERVER_PROCESS) ? serverGroup : undefined);
+  const cpuBefore = processCpuMs(processName, group);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
   const result = await runAutocannon(options);
-  const cpuAfter = processCpuMs(serverName, group);
+  const cpuAfter = processCpuMs(processName, group);
   const databaseCpuAfter = processCpuMs("postgres");
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const total = result.requests.total;

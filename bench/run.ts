@@ -8,8 +8,10 @@ import {
   createBenchDatabase,
   createBenchDeveloperKey,
   load,
+  NEXT_PROCESS,
   printFigures,
-  setServerProcessGroup,
+  setServerProcess,
+  startNext,
   startServer,
   stopProcess,
   waitForHttp,
@@ -42,14 +44,16 @@ async function main(): Promise<void> {
     await assertPortFree(PORT);
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there when it stops.
     const profileDir = process.env.BENCH_CPU_PROF;
-    const server = startServer({
+    // BENCH_START=next measures `next start` instead (Next alone, the start before the production one).
+    const isNextStart = process.env.BENCH_START === "next";
+    const server = (isNextStart ? startNext : startServer)({
       cwd: process.cwd(),
       port: PORT,
       env: serverEnv,
       profileDir: profileDir ? path.resolve(profileDir) : undefined,
     });
     processes.push(server);
-    setServerProcessGroup(server.pid);
+    setServerProcess(server.pid, isNextStart ? NEXT_PROCESS : undefined);
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
 
