@@ -2,8 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { getTheme } from "@/app/_components/preferences";
 import { Toaster } from "@/app/_components/ui/toast";
-import { CATALOGUES } from "@/app/_i18n/catalogue";
-import { I18nProvider } from "@/app/_i18n/client";
+import { BundledI18nProvider } from "@/app/_i18n/client";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import "./globals.css";
 
@@ -24,9 +23,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang={language} className={theme === "system" ? undefined : theme}>
       <body className="antialiased">
-        <I18nProvider language={language} messages={CATALOGUES[language]}>
+        <BundledI18nProvider language={language}>
           <Toaster>{children}</Toaster>
-        </I18nProvider>
+        </BundledI18nProvider>
       </body>
     </html>
   );

@@ -21,10 +21,13 @@ import {
  * `npm run bench`: the production start (`npm start`'s server, server/http/main.ts) on a fresh PostgreSQL
  * database, the framework floor measured in the same run, then every scenario. Prints req/s, p50, p99 and the
  * ratios to the baselines; writes bench/results/. BENCH_DURATION_SEC shortens each load (default 10);
- * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,starts picks scenarios.
+ * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,starts picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
-const only = (process.env.BENCH_ONLY ?? "pipeline,catalog,storefront,webhooks,graphql,mcp,starts").split(",");
+const only = (
+  process.env.BENCH_ONLY ??
+  "pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,starts"
+).split(",");
 
 async function main(): Promise<void> {
   const { databaseUrl, drop } = await createBenchDatabase("marea_bench");
@@ -107,6 +110,11 @@ async function main(): Promise<void> {
     if (only.includes("webhooks")) rows.push(...(await runScenario("./webhooks", "runWebhookBench", env)));
     if (only.includes("graphql")) rows.push(...(await runScenario("./graphql", "runGraphQLBench", env)));
     if (only.includes("mcp")) rows.push(...(await runScenario("./mcp", "runMcpBench", env)));
+    if (only.includes("editor")) {
+      rows.push(...(await runScenario("./dashboard-storefront", "runStorefrontEditorBench", env)));
+    }
+    if (only.includes("dashboard-webhooks"))
+      rows.push(...(await runScenario("./dashboard-webhooks", "runDashboardWebhooksBench", env)));
     // Last: it starts `next start` beside the production start, for the same pages through both.
     if (only.includes("starts")) rows.push(...(await runScenario("./starts", "runStartsBench", env)));
 

@@ -85,6 +85,13 @@ async function fillCheckout(page: Page, name: string) {
   await page.getByLabel("Número de teléfono").fill("55 1234 5678");
 }
 
+/** The page at `url` is (soon) served from the page cache: every view after the one that rendered it. */
+async function expectCacheHit(page: Page, url: string): Promise<void> {
+  await expect
+    .poll(async () => (await page.request.get(url)).headers()["x-nextjs-cache"], { timeout: 20_000 })
+    .toBe("HIT");
+}
+
 test.describe("the public storefront", () => {
   test("browse, choose options (an obligatory one is refused when missing), check out with delivery by distance, webhook, status follows the merchant", async ({
     page,
@@ -240,9 +247,9 @@ test.describe("the public storefront", () => {
     const store = await createPublishedStore(api, mail, { ...STORE, slug: "visible" }, [CATALOG[1] ?? {}]);
     const url = `/s/${store.slug}`;
     expect((await page.goto(url))?.status()).toBe(200);
-    // Served from the cache the second time.
-    const again = await page.request.get(url);
-    expect(again.headers()["x-nextjs-cache"]).toBe("HIT");
+    // Served from the cache from then on (the publish's late expiries, 1 s and 5 s after it, may still come:
+    // app/s/_lib/page-cache.ts; on a busy machine the first views can straddle them).
+    await expectCacheHit(page, url);
 
     const key = store.userKey;
     expect((await api("POST", `/v1/storefronts/${store.storefrontId}/unpublish`, { key })).status).toBe(200);
@@ -281,7 +288,7 @@ test.describe("the public storefront", () => {
     const url = `/s/${store.slug}`;
     await page.goto(url);
     await expect(products(page)).toContainText(money(30));
-    expect((await page.request.get(url)).headers()["x-nextjs-cache"]).toBe("HIT");
+    await expectCacheHit(page, url);
 
     const productId = store.products[0]?.id;
     const patched = await api("PATCH", `/v1/storefronts/${store.storefrontId}/products/${productId}`, {

@@ -287,6 +287,21 @@ export const ERROR_CATALOGUE = {
     es: "No se encontró ninguna aplicación conectada con ese client id.",
     pt: "Nenhum aplicativo conectado foi encontrado com esse client id.",
   }),
+  webhook_delivery_not_found: entry(404, "not_found", false, {
+    en: "No delivery of this webhook endpoint was found with that id in the last 30 days.",
+    es: "No se encontró ninguna entrega de este endpoint de webhook con ese id en los últimos 30 días.",
+    pt: "Nenhuma entrega deste endpoint de webhook foi encontrada com esse id nos últimos 30 dias.",
+  }),
+  webhook_delivery_in_progress: entry(409, "conflict", true, {
+    en: "This delivery still has an attempt scheduled. Resend it once it has finished.",
+    es: "Esta entrega aún tiene un intento programado. Reenvíala cuando haya terminado.",
+    pt: "Esta entrega ainda tem uma tentativa agendada. Reenvie-a quando ela terminar.",
+  }),
+  api_key_not_found: entry(404, "not_found", false, {
+    en: "No API key of this account was found with that id.",
+    es: "No se encontró ninguna clave de API de esta cuenta con ese id.",
+    pt: "Nenhuma chave de API desta conta foi encontrada com esse id.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

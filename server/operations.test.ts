@@ -1,7 +1,17 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
-import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers } from "@/server/accounts/service";
+import {
+  bootstrapUser,
+  createAccountKey,
+  getAccount,
+  getMe,
+  issueUserKey,
+  listAccountKeys,
+  listBootstrappedUsers,
+  revokeAccountKey,
+  setAccountLanguage,
+} from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";
@@ -12,6 +22,7 @@ import { API_ROUTES } from "@/server/http/routes";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
+import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
 import {
   createProduct,
   createProducts,
@@ -40,6 +51,8 @@ import {
   getEndpoint,
   listDeliveries,
   listEndpoints,
+  recoverDeliveries,
+  resendDelivery,
   rotateSigningSecret,
   sendTestEvent,
   updateEndpoint,
@@ -84,6 +97,8 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   rotateWebhookSigningSecret: (ctx) => rotateSigningSecret(ctx, ANY),
   listWebhookDeliveries: (ctx) => listDeliveries(ctx, ANY),
   sendTestWebhook: (ctx) => sendTestEvent(ctx, ANY),
+  resendWebhookDelivery: (ctx) => resendDelivery(ctx, ANY),
+  recoverWebhookDeliveries: (ctx) => recoverDeliveries(ctx, ANY),
   readMerchantWebhookEndpoints: (ctx) => listEndpoints(ctx, { scope: "merchant", limit: 20 }),
   writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
   createOrder: (ctx) => createOrder(ctx, ANY),
@@ -95,6 +110,13 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   decideOAuthConsent: (ctx) => decideConsent(ctx, ANY),
   listConnectedApps: (ctx) => listConnectedApps(ctx),
   disconnectApp: (ctx) => disconnectApp(ctx, ANY),
+  listAccountKeys: (ctx) => listAccountKeys(ctx),
+  createAccountKey: (ctx) => createAccountKey(ctx, ANY),
+  revokeAccountKey: (ctx) => revokeAccountKey(ctx, ANY),
+  getAccount: (ctx) => getAccount(ctx),
+  setAccountLanguage: (ctx) => setAccountLanguage(ctx, ANY),
+  getMerchantOverview: (ctx) => getMerchantOverview(ctx),
+  getDeliveryOverview: (ctx) => getDeliveryOverview(ctx),
 };
 
 /** A body each REST operation accepts, so the request gets past validation to the scope check. */

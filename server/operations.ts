@@ -3,6 +3,7 @@ import type { Scope } from "@/server/accounts/scopes";
 import type { ViaType } from "@/server/context";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
+import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";
 import { PRODUCT_OPERATIONS } from "@/server/products/operations";
 import { STOREFRONT_OPERATIONS } from "@/server/storefronts/operations";
 import { WEBHOOK_OPERATIONS } from "@/server/webhooks/operations";
@@ -31,6 +32,7 @@ export const OPERATIONS = {
   ...WEBHOOK_OPERATIONS,
   ...ORDER_OPERATIONS,
   ...OAUTH_OPERATIONS,
+  ...OVERVIEW_OPERATIONS,
 } satisfies Record<string, OperationDefinition>;
 
 export type OperationName = keyof typeof OPERATIONS;

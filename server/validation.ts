@@ -185,3 +185,25 @@ export function parsePathParams<S extends z.ZodType>(
     throw validationError(result.error, language);
   });
 }
+
+/**
+ * Every issue of `value` against `schema`, each as `{ param, message }` in `language`: what a dashboard form shows
+ * next to each field before it sends (docs/ui.md, "Products"). The same schema and messages as `parseInput`, which
+ * the server runs again and answers with the first issue only.
+ */
+export function validationIssues(
+  schema: z.ZodType,
+  value: unknown,
+  language: Language,
+): Array<{ param: string | null; message: string }> {
+  return parseIn(language, () => {
+    const result = schema.safeParse(value, { error: LOCALES[language].localeError });
+    if (result.success) return [];
+    return result.error.issues.map((issue) => {
+      let path: PropertyKey[] = [...issue.path];
+      if (issue.code === "unrecognized_keys" && issue.keys.length > 0)
+        path = [...path, issue.keys[0] as string];
+      return { param: path.length > 0 ? jsonPath(path) : null, message: issue.message };
+    });
+  });
+}

@@ -1,15 +1,15 @@
 "use client";
 
 import { createContext, type ReactNode, useContext, useMemo } from "react";
-import { createTranslator, type Language, type Messages, type Translate } from "./catalogue";
+import { CATALOGUES, createTranslator, type Language, type Messages, type Translate } from "./catalogue";
 
 type I18nValue = { language: Language; t: Translate };
 
 const I18nContext = createContext<I18nValue | null>(null);
 
 /**
- * Gives client components the request's language and its messages (the root layout passes only the one
- * catalogue in use, so the other two never reach the browser).
+ * Gives client components the request's language and its messages. The public storefront's pages pass only the
+ * keys their client components use (app/s/_lib/messages.ts); the root layout uses BundledI18nProvider.
  */
 export function I18nProvider({
   language,
@@ -22,6 +22,19 @@ export function I18nProvider({
 }) {
   const value = useMemo(() => ({ language, t: createTranslator(messages) }), [language, messages]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
+}
+
+/**
+ * The whole catalogue of `language`, taken from the client bundle instead of a prop (docs/ui.md, "Interface
+ * text"): the root layout uses it, so no page carries the catalogue (about 50 KB) in its flight data. The text
+ * reaches the browser once, in a cached script, not on every page view.
+ */
+export function BundledI18nProvider({ language, children }: { language: Language; children: ReactNode }) {
+  return (
+    <I18nProvider language={language} messages={CATALOGUES[language]}>
+      {children}
+    </I18nProvider>
+  );
 }
 
 function useI18n(): I18nValue {

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { TrpcProvider } from "@/app/_trpc/client";
 import { requireSignedInAccount } from "./_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
  */
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   await requireSignedInAccount();
-  return children;
+  return <TrpcProvider>{children}</TrpcProvider>;
 }

@@ -79,6 +79,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             {t("signin.signedOut")}
           </Notice>
         ) : null}
+        {one(params, "cancelled") ? (
+          <Notice tone="success" role="status">
+            {t("account.cancelled")}
+          </Notice>
+        ) : null}
         {formError ? (
           <Notice tone="danger" role="alert">
             {formError}

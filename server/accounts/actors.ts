@@ -120,14 +120,36 @@ export async function sessionActor(db: Db, accountId: string, sessionId: string)
     .where(and(eq(accounts.id, accountId), isNull(accounts.cancelledAt)))
     .limit(1);
   if (!row || row.status === "cancelled") throw new AppError("account_cancelled");
+  return sessionActorOf(
+    { accountId, ...row, holdsDeveloperKeys: Boolean(row.holdsDeveloperKeys) },
+    sessionId,
+  );
+}
+
+/**
+ * The same actor from an account already read for this request (the dashboard's sign-in gate reads it), so a
+ * page does not read it twice.
+ */
+export function sessionActorOf(
+  account: {
+    accountId: string;
+    email: string;
+    status: "unverified" | "verified" | "cancelled";
+    plan: Actor["plan"];
+    tosAcceptedVersion: string | null;
+    holdsDeveloperKeys: boolean;
+  },
+  sessionId: string,
+): Actor {
+  if (account.status === "cancelled") throw new AppError("account_cancelled");
   return {
-    accountId,
-    accountEmail: row.email,
+    accountId: account.accountId,
+    accountEmail: account.email,
     kind: "user",
-    accountStatus: row.status,
-    plan: row.plan,
-    tosAcceptedVersion: row.tosAcceptedVersion,
-    scopes: sessionScopes(row.status, Boolean(row.holdsDeveloperKeys)),
+    accountStatus: account.status,
+    plan: account.plan,
+    tosAcceptedVersion: account.tosAcceptedVersion,
+    scopes: sessionScopes(account.status, account.holdsDeveloperKeys),
     via: { type: "session", sessionId },
   };
 }

@@ -1,4 +1,5 @@
-import type { KeyDto, UserDto } from "./schema";
+import { DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "./rate-limits";
+import type { AccountKeyDto, KeyDto, UserDto } from "./schema";
 
 export type { KeyDto };
 
@@ -31,5 +32,20 @@ export function toKeyDto(row: ApiKeyRow): KeyDto {
     prefix: row.prefix,
     scopes: row.scopes,
     createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** A key as the dashboard's keys page lists it: never its hash. */
+export function toAccountKeyDto(row: ApiKeyRow): AccountKeyDto {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    kind: row.kind,
+    scopes: row.scopes,
+    source: row.source,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    dailyLimit: row.dailyLimit ?? (row.kind === "developer" ? DEVELOPER_KEY_DEFAULT_RPD : USER_KEY_RPD),
   };
 }

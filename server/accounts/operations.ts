@@ -15,4 +15,11 @@ export const ACCOUNT_OPERATIONS = {
   resendVerification: { scopes: [SCOPES.meResendVerification], access: "write" },
   cancelAccount: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
   acceptTerms: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
+  // The dashboard's keys and account pages (docs/ui.md, "API keys", "Account"). Dashboard only on purpose: an API
+  // key never lists, mints or revokes its account's keys (a developer key issues user keys through issueUserKey).
+  listAccountKeys: { scopes: [SCOPES.catalogRead, SCOPES.developerRead], access: "read", via: ["session"] },
+  createAccountKey: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
+  revokeAccountKey: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
+  getAccount: { scopes: [SCOPES.catalogRead, SCOPES.developerRead], access: "read", via: ["session"] },
+  setAccountLanguage: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;

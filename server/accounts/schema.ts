@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ListQuery } from "@/server/lib/pagination";
 import { localizedError, pathId, text } from "@/server/validation";
 
 export const Language = z.enum(["es", "en", "pt"]);
@@ -107,3 +108,91 @@ export const VerifyEmailInput = z
 export const AcceptTermsInput = z
   .strictObject({ version: text({ min: 1, max: 50 }) })
   .meta({ id: "AcceptTermsInput" });
+
+/**
+ * The dashboard's keys page (docs/ui.md, "API keys"): one of the account's live keys, never its secret. `source`
+ * `oauth` marks the per-user key an OAuth consent made (docs/mcp.md, "Connected apps").
+ */
+export const AccountKeyDto = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  kind: z.enum(["developer", "user"]),
+  scopes: z.array(z.string()),
+  source: z.enum(["cli", "dashboard", "bootstrap", "api", "oauth"]),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  /** Requests per UTC day: a developer key's own budget; a user key's fixed one. */
+  dailyLimit: z.number().int(),
+});
+export type AccountKeyDto = z.infer<typeof AccountKeyDto>;
+
+/** A developer key's daily budget chosen in the dashboard (docs/ui.md, "API keys"): 1-10,000, default 50. */
+export const DeveloperKeyDailyLimit = z.number().int().min(1).max(10_000);
+
+/** Create a key for the signed-in account: a user key (verified accounts only) or a developer key. */
+export const CreateAccountKeyInput = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("user"), name: text({ min: 1, max: 100 }).nullish() }),
+  z.strictObject({
+    kind: z.literal("developer"),
+    name: text({ min: 1, max: 100 }),
+    dailyLimit: DeveloperKeyDailyLimit.default(50),
+  }),
+]);
+export type CreateAccountKeyInput = z.infer<typeof CreateAccountKeyInput>;
+
+export const AccountKeyIdInput = z.strictObject({ keyId: pathId("api_key_not_found") });
+export type AccountKeyIdInput = z.infer<typeof AccountKeyIdInput>;
+
+/** What revoking a key will do, shown before the person confirms. */
+export const KeyRevocationPreview = z.object({
+  keyId: z.string(),
+  kind: z.enum(["developer", "user"]),
+  /** Developer keys: accounts it bootstrapped that are still unverified, cancelled with `key_revoked`. */
+  unverifiedAccounts: z.number().int(),
+  /** Developer keys: every account it bootstrapped that is still live; their order events stop. */
+  liveAccounts: z.number().int(),
+});
+export type KeyRevocationPreview = z.infer<typeof KeyRevocationPreview>;
+
+export const AccountStatus = z.enum(["unverified", "verified", "cancelled"]);
+
+/** The developers page: the accounts this account's developer keys bootstrapped, filtered by status. */
+export const ListPartnerUsersQuery = ListQuery.extend({ status: AccountStatus.optional() });
+export type ListPartnerUsersQuery = z.infer<typeof ListPartnerUsersQuery>;
+
+export const PartnerUserDto = UserDto.extend({
+  developerKey: z.object({
+    id: z.string(),
+    name: z.string().nullable(),
+    prefix: z.string(),
+    revoked: z.boolean(),
+  }),
+  storefronts: z.number().int(),
+});
+export type PartnerUserDto = z.infer<typeof PartnerUserDto>;
+
+/** The account page (docs/ui.md, "Account"). */
+export const AccountOverviewDto = z.object({
+  id: z.string(),
+  email: z.string(),
+  status: AccountStatus,
+  verifiedAt: z.string().nullable(),
+  createdAt: z.string(),
+  language: Language,
+  plan: Plan,
+  limits: PlanLimits,
+  usage: z.object({ storefronts: z.number().int(), products: z.number().int() }),
+  /** Where to upgrade, unless the plan is already the top one. */
+  upgradeUrl: z.string().nullable(),
+  terms: z.object({
+    currentVersion: z.string(),
+    acceptedVersion: z.string().nullable(),
+    isAccepted: z.boolean(),
+  }),
+  hasDeveloperKeys: z.boolean(),
+});
+export type AccountOverviewDto = z.infer<typeof AccountOverviewDto>;
+
+export const SetAccountLanguageInput = z.strictObject({ language: Language });
+export type SetAccountLanguageInput = z.infer<typeof SetAccountLanguageInput>;

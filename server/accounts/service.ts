@@ -1,23 +1,39 @@
 import { randomInt } from "node:crypto";
-import { and, asc, eq, gt, inArray, ne } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { inRequestedOrder } from "@/server/lib/batch";
 import { sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import { authorize } from "./authorize";
-import { type AccountRow, type KeyDto, toKeyDto, toUserDto } from "./dto";
-import { issueKey } from "./keys";
+import { revokeDeveloperKeyAndCascade } from "./cancellation";
+import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
+import { issueKey, revokeKeyRow } from "./keys";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
-import type { BootstrapUserInput, IssueUserKeyInput, MeDto, Plan, UserDto } from "./schema";
-import { DEVELOPER_KEY_SCOPES, userScopesFor } from "./scopes";
+import type {
+  AccountKeyDto,
+  AccountKeyIdInput,
+  AccountOverviewDto,
+  BootstrapUserInput,
+  CreateAccountKeyInput,
+  IssueUserKeyInput,
+  KeyRevocationPreview,
+  ListPartnerUsersQuery,
+  MeDto,
+  PartnerUserDto,
+  Plan,
+  SetAccountLanguageInput,
+  UserDto,
+} from "./schema";
+import { DEVELOPER_KEY_SCOPES, userScopesFor, VERIFIED_USER_SCOPES } from "./scopes";
 import { accounts, apiKeys } from "./tables";
+import { currentTerms } from "./terms";
 
 /** Verification codes are valid for 24 hours. */
 export const VERIFICATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -313,4 +329,215 @@ export async function loadBootstrappedUsers(
     toUserDto,
     () => new AppError("user_not_found", { param: "userId" }),
   );
+}
+
+/** At most this many live keys are listed: the dashboard's page, not an export. */
+const ACCOUNT_KEYS_SHOWN = 500;
+
+/**
+ * The signed-in account's live keys, newest first (docs/ui.md, "API keys"): name, display prefix, kind, scopes,
+ * source, created, last used and daily budget. Never a hash or a raw key.
+ */
+export async function listAccountKeys(ctx: ServiceContext): Promise<AccountKeyDto[]> {
+  const actor = authorize(ctx, "listAccountKeys");
+  const rows = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, actor.accountId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(ACCOUNT_KEYS_SHOWN);
+  return rows.map(toAccountKeyDto);
+}
+
+/**
+ * A key for the signed-in account, its raw value returned once (only its SHA-256 is stored): a user key with the
+ * post-verify scopes, or a developer key with its daily budget (1-10,000, default 50). Both need a verified
+ * account (403 `email_not_verified`): a user key would publish, and a developer key bootstraps accounts that
+ * are mailed, so an address nobody proved mints neither.
+ */
+export async function createAccountKey(
+  ctx: ServiceContext,
+  input: CreateAccountKeyInput,
+): Promise<{ key: AccountKeyDto; rawKey: string }> {
+  const actor = authorize(ctx, "createAccountKey");
+  if (actor.accountStatus !== "verified") {
+    throw new AppError("email_not_verified", {
+      nextActions: [{ label: "Verify your email address with the mailed code", operation: "verifyEmail" }],
+    });
+  }
+  const isDeveloper = input.kind === "developer";
+  const { row, rawKey } = await issueKey(ctx.db, {
+    accountId: actor.accountId,
+    kind: input.kind,
+    name: input.name ?? null,
+    scopes: isDeveloper ? DEVELOPER_KEY_SCOPES : VERIFIED_USER_SCOPES,
+    dailyLimit: isDeveloper ? input.dailyLimit : null,
+    source: "dashboard",
+    now: ctx.now(),
+  });
+  return { key: toAccountKeyDto(row), rawKey };
+}
+
+/** The signed-in account's live key with this id; another account's (or a revoked) key is 404 `api_key_not_found`. */
+async function findOwnLiveKey(ctx: ServiceContext, accountId: string, keyId: string): Promise<ApiKeyRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) throw new AppError("api_key_not_found", { param: "keyId" });
+  return row;
+}
+
+/**
+ * What revoking the key will do, before the person confirms: for a developer key, how many of the accounts it
+ * bootstrapped are still unverified (cancelled with `key_revoked`) and how many are live (their order events
+ * stop). A user key: the key alone stops.
+ */
+export async function previewAccountKeyRevocation(
+  ctx: ServiceContext,
+  input: AccountKeyIdInput,
+): Promise<KeyRevocationPreview> {
+  const actor = authorize(ctx, "listAccountKeys");
+  const key = await findOwnLiveKey(ctx, actor.accountId, input.keyId);
+  if (key.kind !== "developer")
+    return { keyId: key.id, kind: key.kind, unverifiedAccounts: 0, liveAccounts: 0 };
+  const [counts] = await ctx.db
+    .select({
+      unverified: sql<number>`count(*) filter (where ${accounts.status} = 'unverified')::int`,
+      live: sql<number>`count(*) filter (where ${accounts.status} <> 'cancelled')::int`,
+    })
+    .from(accounts)
+    .where(eq(accounts.developerKeyId, key.id));
+  return {
+    keyId: key.id,
+    kind: key.kind,
+    unverifiedAccounts: Number(counts?.unverified ?? 0),
+    liveAccounts: Number(counts?.live ?? 0),
+  };
+}
+
+/**
+ * Revokes one of the signed-in account's keys; it stops authenticating at once. A developer key goes through
+ * `revokeDeveloperKeyAndCascade` (its unverified accounts cancelled with `key_revoked`, order events of its
+ * accounts stop). Another account's key id: 404 `api_key_not_found`.
+ */
+export async function revokeAccountKey(
+  ctx: ServiceContext,
+  input: AccountKeyIdInput,
+): Promise<{ keyId: string; kind: "developer" | "user"; cancelledAccounts: number }> {
+  const actor = authorize(ctx, "revokeAccountKey");
+  const key = await findOwnLiveKey(ctx, actor.accountId, input.keyId);
+  if (key.kind === "developer") {
+    const revoked = await revokeDeveloperKeyAndCascade(ctx, { keyId: key.id }).catch((error: unknown) => {
+      // Revoked meanwhile by another request: the same answer as an unknown id.
+      if (isAppError(error) && error.code === "invalid_api_key")
+        throw new AppError("api_key_not_found", { param: "keyId" });
+      throw error;
+    });
+    return { keyId: revoked.keyId, kind: "developer", cancelledAccounts: revoked.cancelledAccounts };
+  }
+  const row = await revokeKeyRow(ctx.db, key.id, "user", ctx.now());
+  if (!row) throw new AppError("api_key_not_found", { param: "keyId" });
+  return { keyId: row.id, kind: "user", cancelledAccounts: 0 };
+}
+
+// Raw names: inside a subquery drizzle would render the outer column unqualified (see actors.ts).
+const LIVE_STOREFRONTS = sql<number>`(select count(*)::int from storefronts s
+  where s.account_id = "accounts"."id" and s.deleted_at is null)`;
+
+/**
+ * The account page (docs/ui.md, "Account"): email and verification, plan, its limits and the usage against them
+ * (live storefronts, products), the upgrade link, the language, the terms and whether it holds developer keys.
+ */
+export async function getAccount(ctx: ServiceContext): Promise<AccountOverviewDto> {
+  const actor = authorize(ctx, "getAccount");
+  const [row] = await ctx.db
+    .select({
+      account: accounts,
+      storefronts: LIVE_STOREFRONTS,
+      hasDeveloperKeys: sql<boolean>`exists (select 1 from api_keys k where k.account_id = "accounts"."id"
+        and k.kind = 'developer' and k.revoked_at is null)`,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, actor.accountId))
+    .limit(1);
+  if (!row) throw new AppError("account_cancelled");
+  const { account } = row;
+  const terms = currentTerms();
+  return {
+    id: account.id,
+    email: account.email,
+    status: account.status,
+    verifiedAt: account.verifiedAt ? account.verifiedAt.toISOString() : null,
+    createdAt: account.createdAt.toISOString(),
+    language: toUserDto(account).language,
+    plan: account.plan,
+    limits: PLAN_LIMITS[account.plan],
+    usage: { storefronts: Number(row.storefronts), products: account.productCount },
+    upgradeUrl: account.plan === "PRO" ? null : upgradeUrl(),
+    terms: {
+      currentVersion: terms.version,
+      acceptedVersion: account.tosAcceptedVersion,
+      isAccepted: account.tosAcceptedVersion === terms.version,
+    },
+    hasDeveloperKeys: Boolean(row.hasDeveloperKeys),
+  };
+}
+
+/** The account's language: its mails (verification codes) and the dashboard when no language cookie is set. */
+export async function setAccountLanguage(
+  ctx: ServiceContext,
+  input: SetAccountLanguageInput,
+): Promise<{ language: SetAccountLanguageInput["language"] }> {
+  const actor = authorize(ctx, "setAccountLanguage");
+  await ctx.db
+    .update(accounts)
+    .set({ language: input.language, updatedAt: ctx.now() })
+    .where(eq(accounts.id, actor.accountId));
+  return { language: input.language };
+}
+
+/**
+ * The developers page (docs/ui.md, "Developers"): the accounts the caller's developer keys bootstrapped, newest
+ * first, optionally of one status, each with its bootstrapping key and its live storefronts count. The same
+ * accounts `issueUserKey` accepts.
+ */
+export async function listPartnerUsers(
+  ctx: ServiceContext,
+  query: ListPartnerUsersQuery,
+): Promise<Page<PartnerUserDto>> {
+  const actor = authorize(ctx, "listBootstrappedUsers");
+  const before = decodeCursor(query.cursor, "usr");
+  const rows = await ctx.db
+    .select({
+      id: accounts.id,
+      account: accounts,
+      keyId: apiKeys.id,
+      keyName: apiKeys.name,
+      keyPrefix: apiKeys.prefix,
+      keyRevokedAt: apiKeys.revokedAt,
+      storefronts: LIVE_STOREFRONTS,
+    })
+    .from(accounts)
+    .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
+    .where(
+      and(
+        eq(apiKeys.accountId, actor.accountId),
+        query.status ? eq(accounts.status, query.status) : undefined,
+        before ? lt(accounts.id, before) : undefined,
+      ),
+    )
+    .orderBy(desc(accounts.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, (row) => ({
+    ...toUserDto(row.account),
+    developerKey: {
+      id: row.keyId,
+      name: row.keyName,
+      prefix: row.keyPrefix,
+      revoked: row.keyRevokedAt !== null,
+    },
+    storefronts: Number(row.storefronts),
+  }));
 }

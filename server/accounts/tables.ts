@@ -59,6 +59,11 @@ export const apiKeys = pgTable(
     source: text("source", { enum: ["cli", "dashboard", "bootstrap", "api", "oauth"] }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /**
+     * When the key last authenticated a request, to the minute: the /v1 counting statement sets it when it opens
+     * the key's minute window (server/http/rate-limit.ts), so at most one write a minute per key.
+     */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_account_idx").on(t.accountId)],
 );

@@ -33,7 +33,7 @@ type CountedRow = KeyAuthRow & {
   dayBefore: number | null;
 };
 
-type PendingCount = { keyHash: string; minuteStart: number; dayStart: number };
+type PendingCount = { keyHash: string; minuteStart: number; dayStart: number; at: Date };
 
 /** Concurrent requests share one counting statement (group commit); one statement counts in one pair of windows. */
 const counting = new GroupCommit<PendingCount, CountedRow | undefined>(
@@ -90,6 +90,7 @@ async function countKeyRequest(
       keyHash,
       minuteStart: minuteWindowStart(now),
       dayStart: dayWindowStart(now),
+      at: now,
     });
   } catch (error) {
     if (isDatabaseUnavailable(error)) throw error;
@@ -111,6 +112,12 @@ async function countKeyRequest(
  * atomic across processes. Each key's counter rows are updated once, by the number of its requests; request i
  * of a key (in arrival order) sees the count it would have seen alone: minute = before + i, and the day bucket
  * grows only by the requests the minute bucket admitted. Rows come back by arrival position (1-based).
+ *
+ * The same statement keeps `api_keys.last_used_at` (the dashboard's "last used"): only for a key whose minute
+ * row this statement created (`m.count = g.n`: no request of it earlier in this minute), so it writes at most
+ * once a minute per key, a primary-key update of a column no index covers (a HOT update). Every other statement
+ * only joins the few rows of `m` and `g` and updates nothing; no extra round trip (bench/README.md, "API key last
+ * used", has the measurement).
  */
 async function countBatch(db: Db, batch: PendingCount[]): Promise<Array<CountedRow | undefined>> {
   const first = batch[0];
@@ -138,6 +145,11 @@ async function countBatch(db: Db, batch: PendingCount[]): Promise<Array<CountedR
           select key_id, 'm', ${first.minuteStart}, n from g
           on conflict (key_id, bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
           returning key_id, count
+        ), used as (
+          update api_keys set last_used_at = ${first.at.toISOString()}::timestamptz
+          from m join g on g.key_id = m.key_id
+          where m.count = g.n and api_keys.id = m.key_id
+          returning api_keys.id
         ), admitted as (
           select g.key_id, g.n, m.count - g.n as before,
                  greatest(0, least(g.n, k.rpm - (m.count - g.n)))::int as n_admitted

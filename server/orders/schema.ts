@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ListQuery } from "@/server/lib/pagination";
 import { WhatsappInput } from "@/server/storefronts/schema";
 import { localizedError, pathId, text } from "@/server/validation";
 
@@ -106,6 +107,17 @@ export const PayOrderInput = z
   .meta({ id: "PayOrderInput" });
 export type PayOrderInput = z.infer<typeof PayOrderInput>;
 
+export const PaymentStatus = z.enum(["pending", "paid"]);
+export type PaymentStatus = z.infer<typeof PaymentStatus>;
+
+/** The dashboard's orders list (docs/ui.md, "Orders"): every storefront of the account or one, by status and payment. */
+export const OrdersTableQuery = ListQuery.extend({
+  storefrontId: pathId("storefront_not_found").optional(),
+  status: OrderStatus.optional(),
+  paymentStatus: PaymentStatus.optional(),
+});
+export type OrdersTableQuery = z.infer<typeof OrdersTableQuery>;
+
 export const StorefrontOrdersParams = z.strictObject({ storefrontId: pathId("storefront_not_found") });
 export const OrderIdParams = z.strictObject({ orderId: pathId("order_not_found") });
 
@@ -138,7 +150,7 @@ export const OrderDto = z
     ),
     customer: z.object({ name: z.string(), phone: z.string() }),
     paymentMethod: z.object({ id: z.string().optional(), name: z.string() }),
-    paymentStatus: z.enum(["pending", "paid"]),
+    paymentStatus: PaymentStatus,
     fulfillment: z.object({ type: FulfillmentType, distanceKm: z.number().nullable() }),
     subtotalPrice: z.number(),
     deliveryPrice: z.number(),

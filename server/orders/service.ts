@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -42,6 +42,7 @@ import {
   HONEYPOT_FIELD,
   type OrderDto,
   type OrderStatus,
+  type PaymentStatus,
   type PayOrderInput,
   type PublicOrderInput,
   type UpdateOrderInput,
@@ -824,13 +825,19 @@ export async function loadOrdersByStorefront(
 }
 
 /**
- * The account's orders across its storefronts, ordered by id, cursor pagination (GraphQL `orders`): optionally of
- * one storefront (404 / 410 as `listOrders`) and of one `orderStatus`. Orders of deleted storefronts stay listed
- * account-wide, as `getOrder` still answers them.
+ * The account's orders across its storefronts, ordered by id, cursor pagination (GraphQL `orders`, the dashboard's
+ * orders page): optionally of one storefront (404 / 410 as `listOrders`), of one `orderStatus` and of one
+ * `paymentStatus`; `newestFirst` walks the ids backwards (ids are in creation order). Orders of deleted storefronts
+ * stay listed account-wide, as `getOrder` still answers them.
  */
 export async function listAccountOrders(
   ctx: ServiceContext,
-  input: { storefrontId?: string | null; status?: OrderStatus | null } & ListQuery,
+  input: {
+    storefrontId?: string | null;
+    status?: OrderStatus | null;
+    paymentStatus?: PaymentStatus | null;
+    newestFirst?: boolean;
+  } & ListQuery,
 ): Promise<Page<OrderDto>> {
   const actor = authorize(ctx, "listOrders");
   if (input.storefrontId != null) {
@@ -854,10 +861,11 @@ export async function listAccountOrders(
                 .where(eq(storefronts.accountId, actor.accountId)),
             ),
         input.status != null ? eq(orders.orderStatus, input.status) : undefined,
-        after ? gt(orders.id, after) : undefined,
+        input.paymentStatus != null ? eq(orders.paymentStatus, input.paymentStatus) : undefined,
+        after ? (input.newestFirst ? lt(orders.id, after) : gt(orders.id, after)) : undefined,
       ),
     )
-    .orderBy(asc(orders.id))
+    .orderBy(input.newestFirst ? desc(orders.id) : asc(orders.id))
     .limit(input.limit + 1);
   return toPage(rows, input.limit, toOrderDto);
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ErrorEnvelope, type Messages, type Upgrade } from "@/server/errors";
+import { ListQuery } from "@/server/lib/pagination";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
-import { localized, pathId } from "@/server/validation";
+import { localized, pathId, text } from "@/server/validation";
 
 /** An option of an extra-products category (docs/api.md, "Products"). */
 export const ExtraProductOption = z
@@ -189,3 +190,25 @@ export const ProductParams = z.strictObject({
   storefrontId: pathId("storefront_not_found"),
   productId: pathId("product_not_found"),
 });
+
+/**
+ * The dashboard's products table (docs/ui.md, "Products"): a storefront's products by `position` (unset last, then
+ * by id), optionally those whose title or SKU contains `q` (any case) and those of one `category`.
+ */
+export const ProductTableQuery = ListQuery.extend({
+  storefrontId: pathId("storefront_not_found"),
+  q: text({ max: 200 }).trim().optional(),
+  category: text({ max: 200 }).optional(),
+});
+export type ProductTableQuery = z.infer<typeof ProductTableQuery>;
+
+/** What the products page shows above its table: the storefront, its categories, and the plan's product usage. */
+export type ProductCatalogSummary = {
+  storefront: { id: string; name: string; currency: string; language: string };
+  /** The storefront's categories in their order, then categories named only on products, alphabetically. */
+  categories: string[];
+  /** Products of this storefront. */
+  productCount: number;
+  /** Products of the whole account against the plan's limit (the 2,000 drafts before the paywall). */
+  usage: { used: number; limit: number; plan: string };
+};

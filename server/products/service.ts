@@ -1,11 +1,13 @@
 import {
   and,
   asc,
+  count,
   eq,
   getTableColumns,
   gt,
   inArray,
   isNull,
+  or,
   type SQL,
   type SQLWrapper,
   sql,
@@ -35,8 +37,10 @@ import { type ProductRow, toProductDto } from "./dto";
 import { processProductImages } from "./images";
 import type {
   BatchCreateProductsInput,
+  ProductCatalogSummary,
   ProductDto,
   ProductManifest,
+  ProductTableQuery,
   RejectedProduct,
   UpdateProductInput,
 } from "./schema";
@@ -517,4 +521,115 @@ export async function loadProductsByStorefront(
     input.limit,
     toProductDto,
   );
+}
+
+/** Where an unset `position` sorts: after every int32 position. */
+const UNSET_POSITION = 2_147_483_648;
+
+/** The cursor of the products table: base64url of `{"v":1,"after":"<id>","pos":<position or null>}`. */
+function encodePositionCursor(row: { id: string; position: number | null }): string {
+  return Buffer.from(JSON.stringify({ v: 1, after: row.id, pos: row.position }), "utf8").toString(
+    "base64url",
+  );
+}
+
+/** The row to continue after, or null (page one) for an absent or unreadable cursor, as every list does. */
+function decodePositionCursor(cursor: string | undefined): { id: string; position: number } | null {
+  const after = decodeCursor(cursor, "prd");
+  if (!after || !cursor) return null;
+  const { pos } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { pos?: unknown };
+  if (pos === null || pos === undefined) return { id: after, position: UNSET_POSITION };
+  return Number.isInteger(pos) ? { id: after, position: pos as number } : null;
+}
+
+/** `%`, `_` and `\` taken literally in an ILIKE pattern. */
+function containsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The dashboard's products table (docs/ui.md, "Products"): a storefront's products by `position` (unset last,
+ * ties by id), cursor pagination; `q` keeps those whose title or SKU contains it (any case), `category` those of
+ * that category. 404 / 410 for a storefront that is not a live one of the caller's.
+ */
+export async function searchProducts(
+  ctx: ServiceContext,
+  input: ProductTableQuery,
+): Promise<Page<ProductDto>> {
+  const actor = authorize(ctx, "listProducts");
+  const { storefrontId } = input;
+  await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
+  const after = decodePositionCursor(input.cursor);
+  const position = sql`coalesce(${products.position}::bigint, ${UNSET_POSITION}::bigint)`;
+  const q = input.q ? containsPattern(input.q) : null;
+  const rows = await ctx.db
+    .select()
+    .from(products)
+    .where(
+      and(
+        eq(products.storefrontId, storefrontId),
+        eq(products.accountId, actor.accountId),
+        q ? or(sql`${products.title} ilike ${q}`, sql`${products.sku} ilike ${q}`) : undefined,
+        input.category ? eq(products.category, input.category) : undefined,
+        after ? sql`(${position}, ${products.id}) > (${after.position}::bigint, ${after.id})` : undefined,
+      ),
+    )
+    .orderBy(position, asc(products.id))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(toProductDto),
+    nextCursor: rows.length > input.limit && last ? encodePositionCursor(last) : null,
+  };
+}
+
+/**
+ * What the products page shows above its table (docs/ui.md, "Products"): the storefront, its categories (its own
+ * list in order, then those named only on products), its product count and the account's products against the
+ * plan's limit.
+ */
+export async function getProductCatalog(
+  ctx: ServiceContext,
+  input: { storefrontId: string },
+): Promise<ProductCatalogSummary> {
+  const actor = authorize(ctx, "listProducts");
+  const storefront = await findLiveStorefront(ctx.db, {
+    accountId: actor.accountId,
+    storefrontId: input.storefrontId,
+  });
+  const [used, named, [total]] = await Promise.all([
+    ctx.db
+      .select({ n: accounts.productCount, plan: accounts.plan })
+      .from(accounts)
+      .where(eq(accounts.id, actor.accountId)),
+    ctx.db
+      .selectDistinct({ category: products.category })
+      .from(products)
+      .where(and(eq(products.storefrontId, storefront.id), eq(products.accountId, actor.accountId))),
+    ctx.db
+      .select({ n: count() })
+      .from(products)
+      .where(and(eq(products.storefrontId, storefront.id), eq(products.accountId, actor.accountId))),
+  ]);
+  const own = ((storefront.categories as Array<{ name: string; position?: number | null }> | null) ?? [])
+    .map((category, index) => ({ name: category.name, order: category.position ?? UNSET_POSITION, index }))
+    .sort((a, b) => a.order - b.order || a.index - b.index)
+    .map((category) => category.name);
+  const extra = named
+    .map((row) => row.category)
+    .filter((name): name is string => name !== null && !own.includes(name))
+    .sort((a, b) => a.localeCompare(b));
+  const plan = (used[0]?.plan ?? actor.plan) as Plan;
+  return {
+    storefront: {
+      id: storefront.id,
+      name: storefront.name,
+      currency: storefront.currency,
+      language: storefront.language,
+    },
+    categories: [...own, ...extra],
+    productCount: total?.n ?? 0,
+    usage: { used: used[0]?.n ?? 0, limit: PLAN_LIMITS[plan].products, plan },
+  };
 }

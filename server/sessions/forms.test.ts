@@ -154,4 +154,13 @@ describe("sign-in forms", () => {
     expect(res.headers.getSetCookie()[0]).toMatch(/^marea_session=; Path=\/; Max-Age=0/);
     expect(await resolveSession(await dbReady(), token, new Date())).toBeNull();
   });
+
+  it("sign-out right after cancelling the account (after=cancelled) lands on /signin saying so", async () => {
+    const jar = new Jar();
+    await signUp(jar, uniqueEmail("cancelled"));
+    const res = await handleSignOut(post("/signout", { after: "cancelled" }, jar));
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/signin?cancelled=1");
+    expect(res.headers.getSetCookie()[0]).toMatch(/^marea_session=; Path=\/; Max-Age=0/);
+  });
 });

@@ -235,7 +235,10 @@ export async function handleTermsStep(request: Request): Promise<Response> {
   );
 }
 
-/** POST /signout: ends this session (`scope=everywhere`: every session of the account) and clears the cookie. */
+/**
+ * POST /signout: ends this session (`scope=everywhere`: every session of the account) and clears the cookie.
+ * `after=cancelled` (the account page, right after cancelling the account) lands on /signin saying so.
+ */
 export async function handleSignOut(request: Request): Promise<Response> {
   const form = await readForm(request);
   return guarded(
@@ -243,7 +246,8 @@ export async function handleSignOut(request: Request): Promise<Response> {
     async () => {
       const db = await dbReady();
       await signOut(db, readCookie(request, SESSION_COOKIE), { everywhere: form.scope === "everywhere" });
-      return seeOther({ location: "/signin?signedout=1", cookies: [clearSessionCookie()] });
+      const location = form.after === "cancelled" ? "/signin?cancelled=1" : "/signin?signedout=1";
+      return seeOther({ location, cookies: [clearSessionCookie()] });
     },
     (error) => seeOther({ location: errorLocation("/signin", error) }),
   );

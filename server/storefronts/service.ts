@@ -1,12 +1,13 @@
-import { and, asc, count, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
+import type { Plan, PlanLimits } from "@/server/accounts/schema";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
-import { AppError } from "@/server/errors";
+import { AppError, type Upgrade } from "@/server/errors";
 import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
@@ -15,7 +16,7 @@ import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "./changes";
-import { type StorefrontRow, toStorefrontDto } from "./dto";
+import { publicUrlOf, type StorefrontRow, toStorefrontDto } from "./dto";
 import { findLiveStorefront, findLiveStorefronts, findPublishedStorefront } from "./lookup";
 import {
   type CreateStorefrontInput,
@@ -623,4 +624,118 @@ export async function loadBootstrappedUserStorefronts(
     input.limit,
     toStorefrontDto,
   );
+}
+
+/** A storefront as the dashboard's list shows it (docs/ui.md, "Storefronts"). */
+export type StorefrontSummaryDto = {
+  id: string;
+  name: string;
+  currency: string;
+  /** `draft`: never or no longer published; `hidden`: published but hidden; `published`: on its public page. */
+  status: "published" | "hidden" | "draft";
+  slug: string | null;
+  publicUrl: string | null;
+  productCount: number;
+  updatedAt: string;
+};
+
+/** The account's plan as the dashboard shows it beside a 402: its limits, and where to upgrade. */
+export type PlanUsageDto = {
+  plan: Plan;
+  limits: PlanLimits;
+  /** The limits of the plan an upgrade leads to. */
+  upgradeLimits: PlanLimits;
+  upgrade: Upgrade;
+};
+
+function planUsageOf(plan: Plan): PlanUsageDto {
+  return { plan, limits: PLAN_LIMITS[plan], upgradeLimits: PLAN_LIMITS.PRO, upgrade: upgradeFor(plan) };
+}
+
+function statusOf(row: Pick<StorefrontRow, "published" | "hidden">): StorefrontSummaryDto["status"] {
+  if (!row.published) return "draft";
+  return row.hidden ? "hidden" : "published";
+}
+
+/**
+ * The dashboard's storefront list: every live storefront of the account (a plan allows at most 10) with its
+ * product count, most recently changed first, and the plan's limits for the upgrade prompt. Authorized as
+ * `listStorefronts`, the read it extends.
+ */
+export async function listStorefrontSummaries(
+  ctx: ServiceContext,
+): Promise<{ data: StorefrontSummaryDto[]; usage: PlanUsageDto }> {
+  const actor = authorize(ctx, "listStorefronts");
+  // Grouped by the primary key, so every storefront column may be selected.
+  const rows = await ctx.db
+    .select({ row: storefronts, productCount: count(products.id) })
+    .from(storefronts)
+    .leftJoin(products, eq(products.storefrontId, storefronts.id))
+    .where(and(eq(storefronts.accountId, actor.accountId), isNull(storefronts.deletedAt)))
+    .groupBy(storefronts.id)
+    .orderBy(desc(storefronts.updatedAt), asc(storefronts.id));
+  return {
+    data: rows.map(({ row, productCount }) => ({
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      status: statusOf(row),
+      slug: row.slug,
+      publicUrl: publicUrlOf(row),
+      productCount,
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+    usage: planUsageOf(actor.plan),
+  };
+}
+
+/** What the dashboard's storefront editor loads (docs/ui.md, "Storefronts"). */
+export type StorefrontEditorDto = {
+  storefront: StorefrontDto;
+  settings: StorefrontSettingsDto;
+  /** What the Storefront object cannot say: `biography`, `branding.backgroundUrl` and `blocks` stored as `auto`. */
+  stored: { isBiographyAuto: boolean; isBackgroundAuto: boolean; blocks: "auto" | "custom" | null };
+  /**
+   * Products per category name, names no longer in `categories` (orphans) included: removing or renaming a
+   * category leaves its products with the old name (docs/api.md, "PATCH rules" 2).
+   */
+  categoryUsage: Array<{ name: string; products: number }>;
+  productCount: number;
+  usage: PlanUsageDto;
+};
+
+/**
+ * One storefront for the dashboard's editor: the Storefront object, its dashboard-only settings (time zone,
+ * payment methods), what is stored as `auto`, and how many products use each category. Authorized as
+ * `getStorefrontSettings` (the dashboard's door only).
+ */
+export async function getStorefrontEditor(
+  ctx: ServiceContext,
+  input: { storefrontId: string },
+): Promise<StorefrontEditorDto> {
+  const actor = authorize(ctx, "getStorefrontSettings");
+  const row = await findLiveStorefront(ctx.db, {
+    accountId: actor.accountId,
+    storefrontId: input.storefrontId,
+  });
+  const usage = await ctx.db
+    .select({ name: products.category, products: sql<number>`count(*)::int` })
+    .from(products)
+    .where(eq(products.storefrontId, row.id))
+    .groupBy(products.category);
+  const branding = row.branding as { backgroundUrl?: unknown } | null;
+  return {
+    storefront: toStorefrontDto(row),
+    settings: toSettingsDto(row),
+    stored: {
+      isBiographyAuto: row.biography === "auto",
+      isBackgroundAuto: branding?.backgroundUrl === "auto",
+      blocks: row.blocks === "auto" ? "auto" : Array.isArray(row.blocks) ? "custom" : null,
+    },
+    categoryUsage: usage
+      .filter((entry): entry is { name: string; products: number } => entry.name !== null)
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    productCount: usage.reduce((sum, entry) => sum + entry.products, 0),
+    usage: planUsageOf(actor.plan),
+  };
 }

@@ -192,29 +192,47 @@ export type AttemptResult =
   /** The endpoint was paused after the delivery was written: no HTTP attempt is made. */
   | { kind: "skip"; job: DeliveryJob; at: Date };
 
+/** What the headers of a delivery are made of: its event, its endpoint and the secret version that signed it. */
+export type DeliveryHeaderFacts = {
+  type: EventType;
+  eventId: string;
+  endpointId: string;
+  signingSecretVersion: number;
+};
+
+/**
+ * The headers of one attempt, given its `X-Service-Signature` value (docs/webhooks.md, "Delivery"). The dashboard
+ * rebuilds an attempt's request from the same function and the signature recorded with the attempt.
+ */
+export function headersWithSignature(facts: DeliveryHeaderFacts, signature: string): Record<string, string> {
+  return {
+    "Content-Type": "application/json",
+    "X-Service-Signature": signature,
+    "X-Service-Event-Type": facts.type,
+    "X-Service-Event-Id": facts.eventId,
+    "X-Service-Endpoint-Id": facts.endpointId,
+    "X-Service-Signing-Version": String(facts.signingSecretVersion),
+    // docs/webhooks.md, "Events": order.* events come from `merchant`, user.* from `developer`.
+    "X-Service-Source": isOrderEvent(facts.type) ? "merchant" : "developer",
+    "User-Agent": USER_AGENT,
+  };
+}
+
 /** The delivery headers, with the signature over the exact body (docs/webhooks.md, "Delivery"). */
 export function deliveryHeaders(
   job: DeliveryJob,
   secret: string,
   unixSeconds: number,
 ): Record<string, string> {
-  return {
-    "Content-Type": "application/json",
-    "X-Service-Signature": signatureHeader(secret, unixSeconds, job.body),
-    "X-Service-Event-Type": job.type,
-    "X-Service-Event-Id": job.eventId,
-    "X-Service-Endpoint-Id": job.endpointId,
-    "X-Service-Signing-Version": String(job.signingSecretVersion),
-    // docs/webhooks.md, "Events": order.* events come from `merchant`, user.* from `developer`.
-    "X-Service-Source": isOrderEvent(job.type) ? "merchant" : "developer",
-    "User-Agent": USER_AGENT,
-  };
+  return headersWithSignature(job, signatureHeader(secret, unixSeconds, job.body));
 }
 
 /**
  * Makes one attempt: POST the raw envelope, signed now, to the endpoint's URL under the SSRF guard (every
  * resolved address checked, the connection pinned to it, no redirects). Success = a 2xx status within
- * WEBHOOK_TIMEOUT_MS. Never throws: every failure becomes the attempt's `error`.
+ * WEBHOOK_TIMEOUT_MS. Never throws: every failure becomes the attempt's `error`. The attempt keeps the URL, the
+ * signature header and the first 2 KiB of the answer, so the delivery log can show the exact exchange (the
+ * signature is not a secret: the receiver saw it).
  */
 export async function performAttempt(job: DeliveryJob, now: Date = new Date()): Promise<AttemptResult> {
   if (!job.enabled) return { kind: "skip", job, at: now };
@@ -223,6 +241,7 @@ export async function performAttempt(job: DeliveryJob, now: Date = new Date()): 
   let httpStatus: number | null = null;
   let error: string | null = null;
   let responseBody: string | null = null;
+  let signature: string | null = null;
   try {
     let secret: string;
     try {
@@ -230,15 +249,17 @@ export async function performAttempt(job: DeliveryJob, now: Date = new Date()): 
     } catch {
       throw new Error("signing secret unavailable (SECRETS_KEY changed?)");
     }
+    signature = signatureHeader(secret, Math.floor(now.getTime() / 1000), job.body);
     const response = await safeFetch(job.url, {
       method: "POST",
-      headers: deliveryHeaders(job, secret, Math.floor(now.getTime() / 1000)),
+      headers: headersWithSignature(job, signature),
       body: job.body,
       timeoutMs: env().WEBHOOK_TIMEOUT_MS,
       maxBodyBytes: RESPONSE_BODY_LIMIT,
     });
     httpStatus = response.status;
-    responseBody = response.body;
+    // PostgreSQL text and jsonb cannot hold NUL: a receiver answering one must not make the result unwritable.
+    responseBody = response.body.replaceAll("\u0000", "\uFFFD");
     if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}`;
   } catch (failure) {
     error =
@@ -250,7 +271,17 @@ export async function performAttempt(job: DeliveryJob, now: Date = new Date()): 
   return {
     kind: "attempt",
     job,
-    attempt: { n, at: now.toISOString(), httpStatus, durationMs, error: error?.slice(0, 500) ?? null },
+    attempt: {
+      n,
+      at: now.toISOString(),
+      httpStatus,
+      durationMs,
+      error: error?.slice(0, 500) ?? null,
+      url: job.url,
+      signature,
+      signingSecretVersion: job.signingSecretVersion,
+      responseBody,
+    },
     isSuccess: error === null,
     responseBody,
     at: now,

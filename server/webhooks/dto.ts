@@ -17,7 +17,14 @@ export function toDeliveryDto(
     eventId: event.eventId,
     type: event.type as EventType,
     status: row.status,
-    attempts: row.attempts,
+    // Only the fields /v1 documents: the request details kept with each attempt are the dashboard's.
+    attempts: row.attempts.map((a) => ({
+      n: a.n,
+      at: a.at,
+      httpStatus: a.httpStatus,
+      durationMs: a.durationMs,
+      error: a.error,
+    })),
     nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
     lastResponseBody: row.lastResponseBody,

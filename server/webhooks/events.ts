@@ -162,6 +162,19 @@ export async function emitTestEvent(
   return writeEvent(db, { type: input.type, data, accountId: null, isTest: true }, [input.endpointId], now);
 }
 
+/** The envelope a test fire of `type` sends, for the dashboard to show before sending (a fresh sample each time). */
+export function testEnvelope(actor: Actor, type: EventType, now: Date): EventEnvelope {
+  const developerKeyId = actorKey(actor)?.keyId ?? newId("key");
+  return {
+    type,
+    eventId: randomUUID(),
+    timestamp: now.toISOString(),
+    apiVersion: API_VERSION,
+    data: sampleEventData(type, { developerKeyId, now }),
+    __test: true,
+  };
+}
+
 /** A realistic `data` object of each type, for test fires and the docs. Ids are fresh, never real records. */
 export function sampleEventData(
   type: EventType,

@@ -15,6 +15,10 @@ export const WEBHOOK_OPERATIONS = {
   rotateWebhookSigningSecret: { scopes: WEBHOOK_SCOPES, access: "write" },
   listWebhookDeliveries: { scopes: WEBHOOK_SCOPES, access: "read" },
   sendTestWebhook: { scopes: WEBHOOK_SCOPES, access: "write" },
+  // Dashboard actions only (docs/webhooks.md, "Delivery log and test fires"): no API key or OAuth grant reaches
+  // them, whatever its scopes. On merchant endpoints the catalog scope is checked as for every merchant write.
+  resendWebhookDelivery: { scopes: WEBHOOK_SCOPES, access: "write", via: ["session"] },
+  recoverWebhookDeliveries: { scopes: WEBHOOK_SCOPES, access: "write", via: ["session"] },
   readMerchantWebhookEndpoints: { scopes: [SCOPES.catalogRead], access: "read" },
   writeMerchantWebhookEndpoints: { scopes: [SCOPES.catalogWrite], access: "write" },
 } as const satisfies Record<string, OperationDefinition>;

@@ -170,6 +170,84 @@ export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 export const TestFireResponse = z.object({ eventId: z.string() }).meta({ id: "TestWebhookResponse" });
 
 // ---------------------------------------------------------------------------------------------------------------
+// The dashboard's delivery log (docs/webhooks.md, "Delivery log and test fires"; docs/ui.md, "Webhooks"). Resend
+// and Recover are dashboard actions only: no /v1 route, no GraphQL field, no MCP tool.
+
+/** `dlv_` + a lowercase ULID (docs/api.md, "Identifiers"). */
+export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{26}$/;
+
+const EndpointIdInput = z.string().max(64);
+const DeliveryIdInput = z.string().max(64);
+
+/** One endpoint of the dashboard: merchant endpoints unless `scope` says developer. */
+export const DashboardEndpointRef = z.strictObject({
+  scope: EndpointScope.default("merchant"),
+  endpointId: EndpointIdInput,
+});
+
+/** The log, newest first, at most 50, optionally only one status and one event type. */
+export const DeliveryLogQuery = DashboardEndpointRef.extend({
+  status: DeliveryStatus.optional(),
+  type: EventType.optional(),
+});
+export type DeliveryLogQuery = z.infer<typeof DeliveryLogQuery>;
+
+export const DeliveryRef = DashboardEndpointRef.extend({ deliveryId: DeliveryIdInput });
+export type DeliveryRef = z.infer<typeof DeliveryRef>;
+
+/** Recover: every failed or `max_attempts_reached` delivery created since `since` (within the 30 days kept). */
+export const RecoverDeliveriesInput = DashboardEndpointRef.extend({
+  since: z.iso.datetime({ offset: true }),
+});
+export type RecoverDeliveriesInput = z.infer<typeof RecoverDeliveriesInput>;
+
+export const UpdateDashboardEndpointInput = DashboardEndpointRef.extend({
+  patch: UpdateWebhookEndpointInput,
+});
+export const TestDashboardEndpointInput = DashboardEndpointRef.extend({ type: EventType });
+
+/** A log entry in the dashboard: the /v1 entry plus the delivery it sends again, if it is a Resend. */
+export const DashboardDeliveryDto = WebhookDeliveryDto.extend({ resendOf: z.string().nullable() });
+export type DashboardDeliveryDto = z.infer<typeof DashboardDeliveryDto>;
+
+export type DeliveryLog = { data: DashboardDeliveryDto[] };
+
+/** One attempt with the exact request it sent (every header) and the first 2 KiB of the answer. */
+export type DeliveryAttemptDetail = {
+  n: number;
+  at: string;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  /** Null for attempts recorded before URLs were kept. */
+  url: string | null;
+  /** Header name and value, in the order sent; the signature is null when it was not recorded. */
+  headers: Array<{ name: string; value: string | null }>;
+  responseBody: string | null;
+};
+
+/** A delivery's detail: its log entry, the exact body sent (the same bytes every attempt) and each attempt. */
+export type DeliveryDetailDto = Omit<DashboardDeliveryDto, "attempts"> & {
+  body: string;
+  attempts: DeliveryAttemptDetail[];
+};
+
+/** Attempts and successes in one hour (`hour`: its start, ISO). */
+export type HealthBucket = { hour: string; attempts: number; successes: number };
+
+/** An endpoint's last 24 hours: one bucket per hour, oldest first (24 of them), and the totals. */
+export type EndpointHealthDto = {
+  endpointId: string;
+  since: string;
+  hours: HealthBucket[];
+  attempts: number;
+  successes: number;
+};
+
+/** An endpoint in the dashboard's list, with its last 24 hours' attempts and successes. */
+export type EndpointOverviewDto = WebhookEndpointDto & { last24h: { attempts: number; successes: number } };
+
+// ---------------------------------------------------------------------------------------------------------------
 // Event payloads (docs/webhooks.md, "`data` by type")
 
 const Timestamp = z.string();

@@ -1,25 +1,35 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
+import { authorize, authorizeActor } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
-import type { Db } from "@/server/db/client";
+import { type Db, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { inRequestedOrder, toPages } from "@/server/lib/batch";
-import { newWebhookEndpointId } from "@/server/lib/ids";
+import { newId, newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
-import type { OperationName } from "@/server/operations";
+import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
+import { headersWithSignature, retrySchedule } from "./delivery";
 import { type EndpointRow, toDeliveryDto, toEndpointDto } from "./dto";
-import { emitTestEvent } from "./events";
+import { emitTestEvent, testEnvelope } from "./events";
 import {
   type CreateWebhookEndpointInput,
+  type DashboardDeliveryDto,
+  DELIVERY_ID_PATTERN,
+  type DeliveryDetailDto,
+  type DeliveryLog,
+  type DeliveryLogQuery,
+  type DeliveryRef,
   ENDPOINT_ID_PATTERN,
+  type EndpointHealthDto,
+  type EndpointOverviewDto,
   type EndpointScope,
   EVENT_TYPES,
   type EventType,
   isOrderEvent,
   ORDER_EVENT_TYPES,
+  type RecoverDeliveriesInput,
   type TestFireInput,
   type UpdateWebhookEndpointInput,
   type WebhookDeliveryDto,
@@ -30,7 +40,7 @@ import {
 } from "./schema";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "./tables";
 import { assertAllowedWebhookUrl } from "./url-guard";
-import { wakeDeliveries } from "./wake";
+import { DELIVERY_CHANNEL, wakeDeliveries } from "./wake";
 
 /**
  * Webhook endpoints (docs/webhooks.md, "Endpoints").
@@ -60,9 +70,17 @@ export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
  * catalog scopes (server/webhooks/operations.ts).
  */
 function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: OperationName): Actor {
-  if (scope === "developer") return authorize(ctx, operation);
+  // Anything but an explicit `merchant` is the developer operations (the stricter of the two).
+  if (scope !== "merchant") return authorize(ctx, operation);
   const access = OPERATION_ACCESS[operation];
-  return authorize(ctx, access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints");
+  const actor = authorize(
+    ctx,
+    access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints",
+  );
+  // An operation closed to some doors (Resend, Recover: the dashboard only) stays closed on merchant endpoints.
+  const doors: readonly string[] | undefined = (OPERATIONS[operation] as OperationDefinition).via;
+  if (doors && !doors.includes(actor.via.type)) authorizeActor(actor, operation);
+  return actor;
 }
 
 const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
@@ -474,4 +492,333 @@ export async function loadDeliveries(
     (row) => toDeliveryDto(row, row),
     () => new AppError("webhook_endpoint_not_found", { param: "id" }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The dashboard's delivery log, Resend, Recover and endpoint health (docs/webhooks.md, "Delivery log and test
+// fires"; docs/ui.md, "Webhooks"). Resend and Recover are dashboard-only operations: no /v1 route, GraphQL
+// field or MCP tool calls them, and their operations admit only a dashboard session.
+
+const HOUR_MS = 60 * 60 * 1000;
+/** How many hours the endpoint health covers (the current one included). */
+export const HEALTH_HOURS = 24;
+
+function retentionStart(ctx: ServiceContext): Date {
+  return new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
+}
+
+function toDashboardDelivery(row: DeliveryLogRow): DashboardDeliveryDto {
+  return { ...toDeliveryDto(row, row), resendOf: row.resendOf };
+}
+
+/**
+ * The delivery log of one endpoint for the dashboard: the newest 50 of the last 30 days, newest first, optionally
+ * only one `status` and one event `type` (docs/ui.md, "Webhooks"). One statement: the endpoint's ownership is in
+ * its join; an empty answer checks it apart, so another account's endpoint is 404, not an empty log.
+ */
+export async function listDeliveryLog(ctx: ServiceContext, args: DeliveryLogQuery): Promise<DeliveryLog> {
+  const { scope, endpointId } = args;
+  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  if (!ENDPOINT_ID_PATTERN.test(endpointId))
+    throw new AppError("webhook_endpoint_not_found", { param: "id" });
+  const rows = await ctx.db
+    .select(deliveryLogColumns())
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookEndpoints.accountId, actor.accountId),
+        eq(webhookEndpoints.scope, scope),
+        gte(webhookDeliveries.createdAt, retentionStart(ctx)),
+        args.status ? eq(webhookDeliveries.status, args.status) : undefined,
+        args.type ? eq(webhookEvents.type, args.type) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(DELIVERY_LOG_SIZE);
+  if (rows.length === 0) await findOwned(ctx.db, actor, scope, endpointId);
+  return { data: rows.map(toDashboardDelivery) };
+}
+
+async function findOwnedDelivery(
+  db: Db,
+  ctx: ServiceContext,
+  actor: Actor,
+  ref: DeliveryRef,
+): Promise<DeliveryLogRow & { body: string }> {
+  const endpoint = await findOwned(db, actor, ref.scope, ref.endpointId);
+  if (!DELIVERY_ID_PATTERN.test(ref.deliveryId))
+    throw new AppError("webhook_delivery_not_found", { param: "deliveryId" });
+  const [row] = await db
+    .select({ ...deliveryLogColumns(), body: sql<string>`${webhookEvents.envelope}::text` })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+    .where(
+      and(
+        eq(webhookDeliveries.id, ref.deliveryId),
+        eq(webhookDeliveries.endpointId, endpoint.id),
+        gte(webhookDeliveries.createdAt, retentionStart(ctx)),
+      ),
+    );
+  if (!row) throw new AppError("webhook_delivery_not_found", { param: "deliveryId" });
+  return row;
+}
+
+/**
+ * A delivery's detail: its log entry, the exact body sent (the stored envelope's bytes, the same for every
+ * attempt) and each attempt with every header it sent and the first 2 KiB of the answer. The headers are rebuilt
+ * from the event, the endpoint, the secret version and the signature recorded with the attempt, by the same
+ * function the delivery uses; the signing secret is never read here.
+ */
+export async function getDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DeliveryDetailDto> {
+  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
+  const row = await findOwnedDelivery(ctx.db, ctx, actor, args);
+  const { attempts: _attempts, ...entry } = toDashboardDelivery(row);
+  const facts = { type: row.type as EventType, eventId: row.eventId, endpointId: row.endpointId };
+  return {
+    ...entry,
+    body: row.body,
+    attempts: row.attempts.map((a) => {
+      const headers = headersWithSignature(
+        { ...facts, signingSecretVersion: a.signingSecretVersion ?? 0 },
+        a.signature ?? "",
+      );
+      return {
+        n: a.n,
+        at: a.at,
+        httpStatus: a.httpStatus,
+        durationMs: a.durationMs,
+        error: a.error,
+        url: a.url ?? null,
+        headers: Object.entries(headers).map(([name, value]) => ({
+          name,
+          value:
+            (name === "X-Service-Signature" && !a.signature) ||
+            (name === "X-Service-Signing-Version" && a.signingSecretVersion === undefined)
+              ? null
+              : value,
+        })),
+        // Attempts recorded before each kept its own answer: the last one is the delivery's.
+        responseBody:
+          a.responseBody !== undefined
+            ? a.responseBody
+            : a.n === row.attemptCount
+              ? row.lastResponseBody
+              : null,
+      };
+    }),
+  };
+}
+
+/** An open delivery still has an attempt scheduled; sending it again now would race its own retry. */
+function isInProgress(row: { status: string; nextAttemptAt: Date | null }): boolean {
+  return row.status === "pending" || (row.status === "failed" && row.nextAttemptAt !== null);
+}
+
+function resendRow(
+  original: { id: string; eventRowId: string; endpointId: string },
+  now: Date,
+): typeof webhookDeliveries.$inferInsert {
+  return {
+    id: newId("dlv"),
+    eventRowId: original.eventRowId,
+    endpointId: original.endpointId,
+    status: "pending",
+    attemptCount: 0,
+    attempts: [],
+    firstDispatchAt: now,
+    nextAttemptAt: now,
+    resendOf: original.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * Resend (dashboard only): the same event (same `eventId`, same bytes, so receivers dedupe) to the same endpoint
+ * as a new delivery linked to this one (`resendOf`), attempted at once with the whole retry schedule. A paused
+ * endpoint is 409 `webhook_endpoint_paused`; a delivery that still has an attempt scheduled is 409
+ * `webhook_delivery_in_progress`.
+ */
+export async function resendDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DashboardDeliveryDto> {
+  const actor = ownerOf(ctx, args.scope, "resendWebhookDelivery");
+  const now = ctx.now();
+  const created = await inTransaction(ctx.db, async (tx) => {
+    const original = await findOwnedDelivery(tx, ctx, actor, args);
+    const [endpoint] = await tx
+      .select({ enabled: webhookEndpoints.enabled })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, original.endpointId));
+    if (!endpoint?.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
+    if (isInProgress(original)) throw new AppError("webhook_delivery_in_progress", { param: "deliveryId" });
+    const [row] = await tx.insert(webhookDeliveries).values(resendRow(original, now)).returning();
+    await tx.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+    return { ...(row as typeof webhookDeliveries.$inferSelect), ...pickEvent(original) };
+  });
+  ctx.afterCommit(wakeDeliveries);
+  return toDashboardDelivery(created);
+}
+
+function pickEvent(row: DeliveryLogRow): Pick<DeliveryLogRow, "eventId" | "type" | "isTest"> {
+  return { eventId: row.eventId, type: row.type, isTest: row.isTest };
+}
+
+/**
+ * Recover (dashboard only, as Svix's): sends again every delivery of the endpoint created since `since` (at most
+ * the 30 days kept) that ended `max_attempts_reached`, or `failed` with nothing scheduled, and was not sent again
+ * already (a newer delivery of the same event to this endpoint exists). Each becomes a new delivery as with
+ * Resend. Answers how many were queued.
+ */
+export async function recoverDeliveries(
+  ctx: ServiceContext,
+  args: RecoverDeliveriesInput,
+): Promise<{ recovered: number; since: string }> {
+  const actor = ownerOf(ctx, args.scope, "recoverWebhookDeliveries");
+  const now = ctx.now();
+  const requested = new Date(args.since);
+  const since = new Date(Math.max(requested.getTime(), retentionStart(ctx).getTime()));
+  const recovered = await inTransaction(ctx.db, async (tx) => {
+    const endpoint = await findOwned(tx, actor, args.scope, args.endpointId);
+    if (!endpoint.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
+    const failed = await queryRows<{ id: string; event_row_id: string }>(
+      tx,
+      sql`select d.id, d.event_row_id from webhook_deliveries d
+          where d.endpoint_id = ${endpoint.id} and d.created_at >= ${since.toISOString()}::timestamptz
+            and (d.status = 'max_attempts_reached' or (d.status = 'failed' and d.next_attempt_at is null))
+            and not exists (select 1 from webhook_deliveries n where n.endpoint_id = d.endpoint_id
+              and n.event_row_id = d.event_row_id and n.created_at > d.created_at)
+          order by d.created_at, d.id`,
+    );
+    for (let i = 0; i < failed.length; i += 500) {
+      await tx
+        .insert(webhookDeliveries)
+        .values(
+          failed
+            .slice(i, i + 500)
+            .map((d) => resendRow({ id: d.id, eventRowId: d.event_row_id, endpointId: endpoint.id }, now)),
+        );
+    }
+    if (failed.length > 0) await tx.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+    return failed.length;
+  });
+  if (recovered > 0) ctx.afterCommit(wakeDeliveries);
+  return { recovered, since: since.toISOString() };
+}
+
+/**
+ * Attempts and successes per endpoint and hour over the last 24 hours, from the attempts' own times. A delivery
+ * whose last attempt is in the window was updated in it; its first attempt is at most the retry schedule after its
+ * creation (plus an hour of slack for a worker that was down), which bounds the rows read through the endpoint's
+ * (endpoint_id, created_at) index.
+ */
+async function attemptsByHour(
+  ctx: ServiceContext,
+  endpointIds: string[],
+  since: Date,
+): Promise<Array<{ endpointId: string; hour: number; attempts: number; successes: number }>> {
+  if (endpointIds.length === 0) return [];
+  const lastOffset = retrySchedule().at(-1) ?? 0;
+  const createdAfter = new Date(since.getTime() - lastOffset - HOUR_MS);
+  const rows = await queryRows<{ endpoint_id: string; hour: string; attempts: string; successes: string }>(
+    ctx.db,
+    sql`select d.endpoint_id, floor(extract(epoch from (a->>'at')::timestamptz) / 3600)::bigint as hour,
+          count(*) as attempts, count(*) filter (where a->>'error' is null) as successes
+        from webhook_deliveries d cross join lateral jsonb_array_elements(d.attempts) a
+        where d.endpoint_id in (${sql.join(
+          endpointIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})
+          and d.created_at >= ${createdAfter.toISOString()}::timestamptz
+          and d.updated_at >= ${since.toISOString()}::timestamptz
+          and (a->>'at')::timestamptz >= ${since.toISOString()}::timestamptz
+        group by 1, 2`,
+  );
+  return rows.map((r) => ({
+    endpointId: r.endpoint_id,
+    hour: Number(r.hour),
+    attempts: Number(r.attempts),
+    successes: Number(r.successes),
+  }));
+}
+
+/** The first hour of the health window: the current hour and the 23 before it. */
+function healthStart(now: Date): Date {
+  return new Date((Math.floor(now.getTime() / HOUR_MS) - (HEALTH_HOURS - 1)) * HOUR_MS);
+}
+
+/** Endpoint health: attempts and successes per hour for the last 24 hours (oldest first) and their totals. */
+export async function getEndpointHealth(
+  ctx: ServiceContext,
+  args: { scope: EndpointScope; endpointId: string },
+): Promise<EndpointHealthDto> {
+  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
+  const endpoint = await findOwned(ctx.db, actor, args.scope, args.endpointId);
+  const since = healthStart(ctx.now());
+  const counted = await attemptsByHour(ctx, [endpoint.id], since);
+  const firstHour = since.getTime() / HOUR_MS;
+  const hours = Array.from({ length: HEALTH_HOURS }, (_, i) => {
+    const found = counted.find((c) => c.hour === firstHour + i);
+    return {
+      hour: new Date((firstHour + i) * HOUR_MS).toISOString(),
+      attempts: found?.attempts ?? 0,
+      successes: found?.successes ?? 0,
+    };
+  });
+  return {
+    endpointId: endpoint.id,
+    since: since.toISOString(),
+    hours,
+    attempts: hours.reduce((sum, h) => sum + h.attempts, 0),
+    successes: hours.reduce((sum, h) => sum + h.successes, 0),
+  };
+}
+
+/**
+ * The dashboard's endpoint list for one scope: every endpoint (at most 16 per account, so no pages) by id, each
+ * with its attempts and successes of the last 24 hours.
+ */
+export async function listEndpointOverview(
+  ctx: ServiceContext,
+  args: { scope: EndpointScope },
+): Promise<{ data: EndpointOverviewDto[] }> {
+  const actor = ownerOf(ctx, args.scope, "listWebhookEndpoints");
+  const rows = await ctx.db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.accountId, actor.accountId), eq(webhookEndpoints.scope, args.scope)))
+    .orderBy(asc(webhookEndpoints.id))
+    .limit(MAX_ENDPOINTS_PER_ACCOUNT);
+  const counted = await attemptsByHour(
+    ctx,
+    rows.map((r) => r.id),
+    healthStart(ctx.now()),
+  );
+  return {
+    data: rows.map((row) => {
+      const mine = counted.filter((c) => c.endpointId === row.id);
+      return {
+        ...toEndpointDto(row),
+        last24h: {
+          attempts: mine.reduce((sum, c) => sum + c.attempts, 0),
+          successes: mine.reduce((sum, c) => sum + c.successes, 0),
+        },
+      };
+    }),
+  };
+}
+
+/**
+ * What a test fire of `type` would send (docs/webhooks.md, "Delivery log and test fires"): a sample envelope with
+ * `__test: true`, shown before sending. Its ids are fresh samples; the test fire itself makes its own.
+ */
+export async function previewTestEvent(
+  ctx: ServiceContext,
+  args: { scope: EndpointScope; type: EventType },
+): Promise<{ envelope: string }> {
+  const actor = ownerOf(ctx, args.scope, "sendTestWebhook");
+  if (!eventTypesFor(args.scope).includes(args.type))
+    throw new AppError("invalid_request", { param: "type" });
+  return { envelope: JSON.stringify(testEnvelope(actor, args.type, ctx.now()), null, 2) };
 }

@@ -49,12 +49,25 @@ export const webhookEvents = pgTable(
   (t) => [index("webhook_events_created_idx").on(t.createdAt)],
 );
 
+/**
+ * One attempt as recorded in `attempts` (jsonb). The first five fields are what /v1 shows; the rest let the
+ * dashboard show the exact request and answer (docs/webhooks.md, "Delivery log and test fires"). Attempts
+ * recorded before those fields existed lack them.
+ */
 export type DeliveryAttempt = {
   n: number;
   at: string;
   httpStatus: number | null;
   durationMs: number;
   error: string | null;
+  /** The URL the attempt was sent to (the endpoint's URL may change later). */
+  url?: string;
+  /** The X-Service-Signature header sent (a signature, never the secret); null when none could be made. */
+  signature?: string | null;
+  /** The endpoint's signingSecretVersion that signed the attempt. */
+  signingSecretVersion?: number;
+  /** The first 2 KiB of the response body. */
+  responseBody?: string | null;
 };
 
 /** One row per (event, endpoint). Claimed by workers with FOR UPDATE SKIP LOCKED under an expiring lease. */
@@ -77,6 +90,8 @@ export const webhookDeliveries = pgTable(
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "date" }),
     leaseOwner: text("lease_owner"),
     lastResponseBody: text("last_response_body"),
+    /** A dashboard Resend or Recover: the delivery this one sends again (same event, new attempts). */
+    resendOf: text("resend_of"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
   },

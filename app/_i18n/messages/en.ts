@@ -1,5 +1,9 @@
+import { catalogEn } from "./catalog.en";
+import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
+import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
+import { webhooksEn } from "./webhooks.en";
 /**
  * The interface text in English: the source of truth. es.ts and pt.ts must have exactly these keys (a type
  * error otherwise) and the same `{placeholders}` (checked by app/_i18n/catalogue.test.ts).
@@ -152,5 +156,9 @@ export const en = {
   "gallery.emptyDescription": "Add an endpoint to receive signed events about orders.",
   "gallery.emptyAction": "Add endpoint",
   ...storefrontEn,
+  ...dashboardStorefrontsEn,
   ...oauthEn,
+  ...webhooksEn,
+  ...keysEn,
+  ...catalogEn,
 } as const;

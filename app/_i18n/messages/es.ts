@@ -1,6 +1,10 @@
 import type { Messages } from "../catalogue";
+import { catalogEs } from "./catalog.es";
+import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
+import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
+import { webhooksEs } from "./webhooks.es";
 
 /** La interfaz en español. Las claves y los `{marcadores}` son los de en.ts. */
 export const es: Messages = {
@@ -152,5 +156,9 @@ export const es: Messages = {
   "gallery.emptyDescription": "Añade un endpoint para recibir eventos firmados sobre tus pedidos.",
   "gallery.emptyAction": "Añadir endpoint",
   ...storefrontEs,
+  ...dashboardStorefrontsEs,
   ...oauthEs,
+  ...webhooksEs,
+  ...keysEs,
+  ...catalogEs,
 };

@@ -1,6 +1,10 @@
 import type { Messages } from "../catalogue";
+import { catalogPt } from "./catalog.pt";
+import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
+import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
+import { webhooksPt } from "./webhooks.pt";
 
 /** A interface em português (do Brasil). As chaves e os `{marcadores}` são os de en.ts. */
 export const pt: Messages = {
@@ -153,5 +157,9 @@ export const pt: Messages = {
   "gallery.emptyDescription": "Adicione um endpoint para receber eventos assinados sobre seus pedidos.",
   "gallery.emptyAction": "Adicionar endpoint",
   ...storefrontPt,
+  ...dashboardStorefrontsPt,
   ...oauthPt,
+  ...webhooksPt,
+  ...keysPt,
+  ...catalogPt,
 };

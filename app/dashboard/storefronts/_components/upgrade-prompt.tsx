@@ -1,0 +1,43 @@
+"use client";
+
+import { buttonClasses } from "@/app/_components/ui/button";
+import { Notice } from "@/app/_components/ui/notice";
+import { useT } from "@/app/_i18n/client";
+import type { PlanUsageDto } from "@/server/storefronts/service";
+
+/**
+ * What a 402 means, as the next thing to do: the catalogue's message, what the current plan allows, what the
+ * upgrade allows, and the upgrade link the error carried (docs/api.md, "Plan limits").
+ */
+export function UpgradePrompt({
+  message,
+  usage,
+  upgradeUrl,
+}: {
+  message: string;
+  usage: PlanUsageDto;
+  upgradeUrl?: string | null;
+}) {
+  const t = useT();
+  const limits = (plan: string, l: PlanUsageDto["limits"]) =>
+    t("storefronts.upgrade.limits", {
+      plan,
+      storefronts: l.storefronts,
+      products: l.products.toLocaleString(),
+      publish: l.publishable ? t("storefronts.upgrade.canPublish") : t("storefronts.upgrade.cannotPublish"),
+    });
+  return (
+    <Notice tone="danger" role="alert" className="mb-4">
+      <div data-testid="upgrade-prompt" className="space-y-2">
+        <p className="font-medium">{message}</p>
+        <ul className="list-disc space-y-0.5 pl-5">
+          <li>{limits(usage.plan, usage.limits)}</li>
+          <li>{limits(usage.upgrade.requiredPlan, usage.upgradeLimits)}</li>
+        </ul>
+        <a className={buttonClasses("primary", "sm")} href={upgradeUrl ?? usage.upgrade.upgradeUrl}>
+          {t("storefronts.upgrade.action", { plan: usage.upgrade.requiredPlan })}
+        </a>
+      </div>
+    </Notice>
+  );
+}

@@ -1,0 +1,54 @@
+import { type Actor, createServiceContext } from "@/server/context";
+import { type Db, dbReady } from "@/server/db/client";
+import { type Language, pickLanguage } from "@/server/errors";
+import { newId } from "@/server/lib/ids";
+import { actorFromSessionToken } from "@/server/sessions/actor";
+import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/sessions/cookies";
+import { isSameOrigin } from "@/server/sessions/origin";
+import type { TrpcContext } from "./init";
+
+function isLanguage(value: string | null | undefined): value is Language {
+  return value === "es" || value === "en" || value === "pt";
+}
+
+/**
+ * The context of one call: the session cookie's actor (null when signed out; the procedure refuses), the
+ * interface language (the `marea_lang` cookie, then Accept-Language, as the pages pick it) and the Origin check.
+ */
+export async function createTrpcContext(input: {
+  sessionToken: string | null | undefined;
+  languageCookie?: string | null;
+  acceptLanguage?: string | null;
+  sameOrigin: boolean;
+}): Promise<TrpcContext> {
+  const db = await dbReady();
+  const actor = await actorFromSessionToken(db, input.sessionToken, new Date());
+  return trpcContextFor({ ...input, db, actor });
+}
+
+/** The context for an actor the caller already resolved (a dashboard page, after its sign-in gate). */
+export function trpcContextFor(input: {
+  db: Db;
+  actor: Actor | null;
+  languageCookie?: string | null;
+  acceptLanguage?: string | null;
+  sameOrigin: boolean;
+}): TrpcContext {
+  const language = isLanguage(input.languageCookie)
+    ? input.languageCookie
+    : pickLanguage(input.acceptLanguage);
+  return {
+    service: createServiceContext({ db: input.db, actor: input.actor, requestId: newId("req"), language }),
+    sameOrigin: input.sameOrigin,
+  };
+}
+
+/** The context of a call over HTTP (`/api/trpc`). */
+export function createTrpcContextFromRequest(request: Request): Promise<TrpcContext> {
+  return createTrpcContext({
+    sessionToken: readCookie(request, SESSION_COOKIE),
+    languageCookie: readCookie(request, LANGUAGE_COOKIE),
+    acceptLanguage: request.headers.get("accept-language"),
+    sameOrigin: isSameOrigin(request),
+  });
+}

@@ -1,0 +1,21 @@
+import { accountsRouter } from "@/server/accounts/trpc";
+import { ordersRouter } from "@/server/orders/trpc";
+import { overviewRouter } from "@/server/overview/trpc";
+import { productsRouter } from "@/server/products/trpc";
+import { storefrontsRouter } from "@/server/storefronts/trpc";
+import { webhooksRouter } from "@/server/webhooks/trpc";
+import { createCallerFactory, router } from "./init";
+
+/** Every dashboard procedure, gathered from each feature's trpc.ts (docs/ui.md, "tRPC"). */
+export const appRouter = router({
+  storefronts: storefrontsRouter,
+  webhooks: webhooksRouter,
+  products: productsRouter,
+  orders: ordersRouter,
+  accounts: accountsRouter,
+  overview: overviewRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);
