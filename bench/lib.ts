@@ -47,6 +47,18 @@ export type LoadOptions = {
   processName?: string;
 };
 
+let serverGroup: number | undefined;
+let serverName: string | undefined;
+
+/**
+ * The bench's own server: its process group (its pid; CPU figures count only its processes) and, when it is
+ * `next start` (BENCH_START=next), its process name.
+ */
+export function setServerProcess(group: number | undefined, name?: string): void {
+  serverGroup = group;
+  serverName = name;
+}
+
 /** The production start's process name (server/http/main.ts sets it); `next start`'s is NEXT_PROCESS. */
 export const SERVER_PROCESS = "marea-server";
 export const NEXT_PROCESS = "next-server";
@@ -63,12 +75,15 @@ const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 3);
 export async function load(name: string, options: LoadOptions): Promise<Figures> {
   const warmupSec = options.warmupSec ?? WARMUP_SEC;
   if (warmupSec > 0) await runAutocannon({ ...options, durationSec: warmupSec });
-  const serverName = options.processName ?? SERVER_PROCESS;
-  const cpuBefore = processCpuMs(serverName, options.processGroup);
+  const processName = options.processName ?? serverName ?? SERVER_PROCESS;
+  // Only this bench's server: other checkouts on the machine may run processes of the same name.
+  const group =
+    options.processGroup ?? (processName === (serverName ?? SERVER_PROCESS) ? serverGroup : undefined);
+  const cpuBefore = processCpuMs(processName, group);
   const databaseCpuBefore = processCpuMs("postgres");
   const clientCpuBefore = process.cpuUsage();
   const result = await runAutocannon(options);
-  const cpuAfter = processCpuMs(serverName, options.processGroup);
+  const cpuAfter = processCpuMs(processName, group);
   const databaseCpuAfter = processCpuMs("postgres");
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const total = result.requests.total;
@@ -221,6 +236,21 @@ export function stopProcess(child: ChildProcess): void {
       // already gone
     }
   }
+}
+
+/**
+ * Throws when something already listens on 127.0.0.1:`port`: the bench would otherwise measure that server (another
+ * checkout's bench, say) instead of its own. BENCH_PORT picks another.
+ */
+export async function assertPortFree(port: number): Promise<void> {
+  const { createServer } = await import("node:net");
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", () =>
+      reject(new Error(`127.0.0.1:${port} is in use: set BENCH_PORT to a free port`)),
+    );
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+  });
 }
 
 export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {

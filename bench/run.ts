@@ -3,11 +3,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BenchEnv, BenchRow } from "./env";
 import {
+  assertPortFree,
   benchServerEnv,
   createBenchDatabase,
   createBenchDeveloperKey,
   load,
+  NEXT_PROCESS,
   printFigures,
+  setServerProcess,
+  startNext,
   startServer,
   stopProcess,
   waitForHttp,
@@ -41,15 +45,19 @@ async function main(): Promise<void> {
       const build = spawnSync("npx", ["next", "build"], { env: serverEnv, stdio: "ignore" });
       if (build.status !== 0) throw new Error("next build failed");
     }
+    await assertPortFree(PORT);
     // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there when it stops.
     const profileDir = process.env.BENCH_CPU_PROF;
-    const server = startServer({
+    // BENCH_START=next measures `next start` instead (Next alone, the start before the production one).
+    const isNextStart = process.env.BENCH_START === "next";
+    const server = (isNextStart ? startNext : startServer)({
       cwd: process.cwd(),
       port: PORT,
       env: serverEnv,
       profileDir: profileDir ? path.resolve(profileDir) : undefined,
     });
     processes.push(server);
+    setServerProcess(server.pid, isNextStart ? NEXT_PROCESS : undefined);
     const baseUrl = `http://127.0.0.1:${PORT}`;
     await waitForHttp(`${baseUrl}/healthz`);
 

@@ -3,6 +3,7 @@ import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
 import { ME_QUERY } from "./graphql";
 import {
+  assertPortFree,
   benchServerEnv,
   type Figures,
   type LoadOptions,
@@ -57,6 +58,7 @@ async function sessionCookie(databaseUrl: string, storefrontId: string): Promise
 
 export async function runStartsBench(env: BenchEnv): Promise<BenchRow[]> {
   const nextUrl = `http://127.0.0.1:${NEXT_PORT}`;
+  await assertPortFree(NEXT_PORT);
   const next = startNext({
     cwd: process.cwd(),
     port: NEXT_PORT,

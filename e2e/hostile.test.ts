@@ -39,7 +39,7 @@ describe.each<StartMode>(["production", "next"])("start: %s", (mode) => {
     return error;
   }
 
-  // docs/api.md, "Hostile and malformed input", through `next start`: what Next itself does before the pipeline
+  // docs/api.md, "Hostile and malformed input", through each start: what Next itself does before the pipeline
   // (decoding the path for its route matcher, redirecting a trailing slash) must not answer for /v1.
   describe("hostile paths through the built app", () => {
     it("malformed percent-encoding reaches the pipeline: the envelope with a request id, not a bare 500", async () => {

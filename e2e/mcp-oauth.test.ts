@@ -19,7 +19,7 @@ import { createSession } from "@/server/sessions/service";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { type NextServer, startNextServer } from "./fixtures";
 
-// docs/mcp.md: the whole MCP + OAuth 2.1 flow against `next start` on PostgreSQL, driven by the official MCP client
+// docs/mcp.md: the whole MCP + OAuth 2.1 flow against the production start (`npm start`) on PostgreSQL, driven by the official MCP client
 // SDK, with the consent given the way a browser gives it (a signed-in session cookie and the consent form's POST).
 // Revisions: 2025-06-18 (401 -> RFC 9728 discovery -> dynamic registration), 2025-11-25 (a client ID metadata
 // document served over https from a local test host; scope step-up), 2026-07-28 (application_type at registration,
@@ -36,7 +36,7 @@ let tls: { server: Server; dir: string; base: string };
 
 // PostgreSQL only: the test writes accounts and sessions into the database the server reads (an embedded PGlite
 // database belongs to one process).
-describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against next start", () => {
+describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the production start", () => {
   /** A throwaway CA-less certificate for 127.0.0.1, trusted by the app through NODE_EXTRA_CA_CERTS. */
   function makeCertificate(dir: string): { key: string; cert: string } {
     const key = path.join(dir, "key.pem");
@@ -181,7 +181,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against next star
   }
 
   describe("MCP 2025-06-18: discovery through the 401 challenge, then dynamic client registration", () => {
-    it("the 401 names the metadata, and the documents are served by next start", async () => {
+    it("the 401 names the metadata, and the documents are served by the built app", async () => {
       const res = await rawMcp("", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { authorization: "" });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe(
@@ -533,7 +533,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against next star
     });
   });
 
-  describe("static keys and marea.bootstrap_user over next start", () => {
+  describe("static keys and marea.bootstrap_user over the production start", () => {
     it("bootstrap_user: reachable with a developer key, unreachable with a user key", async () => {
       const developer = await createDeveloper();
       const call = (bearer: string) =>

@@ -10,7 +10,7 @@ import { pkcePair, TEST_REDIRECT_URI, uniqueClientIp } from "./testing";
 import { mcpUrl } from "./urls";
 
 // docs/mcp.md, "Discovery" and "Authorization server": the HTTP doors in-process, and the official client SDK's
-// own OAuth flow from a 401 to a working session (the same flow runs against `next start` in e2e/).
+// own OAuth flow from a 401 to a working session (the same flow runs against the production start in e2e/).
 
 let merchant: Merchant;
 
