@@ -1,7 +1,7 @@
 /** Interface text of the plan screen, /dashboard/billing (docs/ui.md, "Plans"). */
 export const billingEn = {
   "billing.title": "Plans",
-  "billing.description": "What each plan allows. A 402 answer's upgradeUrl opens this page.",
+  "billing.description": "What each plan allows, and how to change yours.",
   "billing.current": "You are on the {plan}.",
   "billing.compare": "Plans compared",
   "billing.plan": "Plan",

@@ -2,7 +2,7 @@ import type { billingEn } from "./billing.en";
 
 export const billingEs: Record<keyof typeof billingEn, string> = {
   "billing.title": "Planes",
-  "billing.description": "Lo que permite cada plan. El upgradeUrl de una respuesta 402 abre esta página.",
+  "billing.description": "Lo que permite cada plan, y cómo cambiar el tuyo.",
   "billing.current": "Tienes el {plan}.",
   "billing.compare": "Comparación de planes",
   "billing.plan": "Plan",

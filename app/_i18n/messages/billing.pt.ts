@@ -2,7 +2,7 @@ import type { billingEn } from "./billing.en";
 
 export const billingPt: Record<keyof typeof billingEn, string> = {
   "billing.title": "Planos",
-  "billing.description": "O que cada plano permite. O upgradeUrl de uma resposta 402 abre esta página.",
+  "billing.description": "O que cada plano permite, e como mudar o seu.",
   "billing.current": "Você está no {plan}.",
   "billing.compare": "Comparação de planos",
   "billing.plan": "Plano",

@@ -68,13 +68,13 @@ export default async function BillingPage({
                 const isSuggested = plan === suggested && plan !== account.plan;
                 return (
                   <Tr key={plan} className={clsx(isSuggested && "bg-primary-soft")}>
-                    <Th scope="row" className="font-medium">
+                    <th scope="row" className="px-4 py-3 text-left font-medium text-fg">
                       <span className="flex flex-wrap items-center gap-2">
                         {planName(plan)}
                         {plan === account.plan ? <Badge tone="success">{t("billing.yours")}</Badge> : null}
                         {isSuggested ? <Badge tone="info">{t("billing.suggested")}</Badge> : null}
                       </span>
-                    </Th>
+                    </th>
                     <Td className="text-right tabular-nums">{formatNumber(limits.storefronts, language)}</Td>
                     <Td className="text-right tabular-nums">{formatNumber(limits.products, language)}</Td>
                     <Td>{limits.publishable ? t("billing.yes") : t("billing.no")}</Td>
