@@ -1,7 +1,7 @@
 /**
  * Next.js start-up hook: migrate the database before the first request, publish the admin channel for the
  * CLI (embedded database only), and start the in-process background worker. Then hand the /v1 pipeline, the
- * health check, GraphQL and MCP to the production start, which serves them beside Next (server/http/direct.ts).
+ * health check, GraphQL, MCP and tRPC to the production start, which serves them beside Next (server/http/direct.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -12,12 +12,14 @@ export async function register(): Promise<void> {
     { handleHealthRequest },
     { yoga },
     { handleMcpRequest },
+    { handleTrpcRequest },
     { publishDirectHandlers },
   ] = await Promise.all([
     import("@/server/http/router"),
     import("@/server/health/http"),
     import("@/server/graphql/yoga"),
     import("@/server/mcp/http"),
+    import("@/server/trpc/http"),
     import("@/server/http/direct"),
   ]);
   publishDirectHandlers({
@@ -25,6 +27,7 @@ export async function register(): Promise<void> {
     health: handleHealthRequest,
     graphql: async (request) => yoga.fetch(request),
     mcp: handleMcpRequest,
+    trpc: handleTrpcRequest,
     shutdown: stopServer,
   });
 }

@@ -14,6 +14,8 @@ export type DirectHandlers = {
   graphql: FetchHandler;
   /** The MCP server (app/mcp/route.ts serves the same under `next dev`). */
   mcp: FetchHandler;
+  /** The dashboard's tRPC door (app/api/trpc/[trpc]/route.ts serves the same under `next dev`). */
+  trpc: FetchHandler;
   /** Stops the background worker and closes the database (graceful shutdown, after the last answer). */
   shutdown: () => Promise<void>;
 };
@@ -28,7 +30,7 @@ export function directHandlers(): DirectHandlers | undefined {
   return (globalThis as { [KEY]?: DirectHandlers })[KEY];
 }
 
-export type DirectRoute = "v1" | "health" | "graphql" | "mcp";
+export type DirectRoute = "v1" | "health" | "graphql" | "mcp" | "trpc";
 
 /** `target` is `path` itself or `path?query`. */
 function isPath(target: string, path: string): boolean {
@@ -37,7 +39,8 @@ function isPath(target: string, path: string): boolean {
 
 /**
  * The request targets served without Next: `/v1` and below; and, with the methods their App Router routes
- * export, `/healthz` (GET, HEAD), `/api/graphql` (GET, POST) and `/mcp` (POST, GET, DELETE). Anything else
+ * export, `/healthz` (GET, HEAD), `/api/graphql` (GET, POST), `/mcp` (POST, GET, DELETE) and `/api/trpc/<procedure>`
+ * (GET, POST). Anything else
  * (another method, a trailing slash, absolute-form targets, `//` paths) is Next's, which answers it as before.
  */
 export function directRoute(method: string | undefined, target: string): DirectRoute | null {
@@ -46,5 +49,7 @@ export function directRoute(method: string | undefined, target: string): DirectR
   if (isPath(target, "/api/graphql")) return method === "POST" || method === "GET" ? "graphql" : null;
   if (isPath(target, "/mcp"))
     return method === "POST" || method === "GET" || method === "DELETE" ? "mcp" : null;
+  if (target.startsWith("/api/trpc/") && !target.startsWith("/api/trpc//"))
+    return method === "POST" || method === "GET" ? "trpc" : null;
   return null;
 }

@@ -77,7 +77,7 @@ function envelopeOf(text: string) {
 }
 
 describe("which paths skip Next", () => {
-  it("/v1 and below; /healthz, /api/graphql and /mcp with their routes' methods; everything else is Next's", () => {
+  it("/v1 and below; /healthz, /api/graphql, /mcp and /api/trpc with their routes' methods; everything else is Next's", () => {
     expect(directRoute("GET", "/v1/me")).toBe("v1");
     expect(directRoute("POST", "/v1")).toBe("v1");
     expect(directRoute("GET", "/v1?x=1")).toBe("v1");
@@ -91,11 +91,16 @@ describe("which paths skip Next", () => {
     expect(directRoute("POST", "/mcp")).toBe("mcp");
     expect(directRoute("DELETE", "/mcp")).toBe("mcp");
     expect(directRoute("PUT", "/mcp")).toBeNull();
+    expect(directRoute("GET", "/api/trpc/webhooks.listDeliveries?input=%7B%7D")).toBe("trpc");
+    expect(directRoute("POST", "/api/trpc/accounts.createKey,accounts.listKeys?batch=1")).toBe("trpc");
+    expect(directRoute("DELETE", "/api/trpc/accounts.listKeys")).toBeNull();
     for (const target of [
       "/v10",
       "/v1x",
       "//v1/me",
       "/api/graphql/",
+      "/api/trpc",
+      "/api/trpcx/a",
       "/api/graphqlx",
       "/mcp/",
       "/mcpx",

@@ -13,7 +13,7 @@ import { serveFetch } from "./node-server";
 
 /**
  * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
- * `/v1/*`, `/healthz`, `/api/graphql` and `/mcp` go straight to their fetch-style handlers through the node:http
+ * `/v1/*`, `/healthz`, `/api/graphql`, `/mcp` and `/api/trpc/*` go straight to their fetch-style handlers through the node:http
  * bridge (server/http/node-server.ts), without Next's per-request work, which cost about three quarters of an
  * API call (bench/README.md); every other path (dashboard, public pages, tRPC, /api/inngest, OAuth pages, static
  * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
@@ -69,6 +69,7 @@ async function runServer(): Promise<void> {
     health: serveFetch(handlers.health),
     graphql: serveFetch(handlers.graphql),
     mcp: serveFetch(handlers.mcp),
+    trpc: serveFetch(handlers.trpc),
   };
 
   let stopping = false;

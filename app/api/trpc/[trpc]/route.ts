@@ -1,17 +1,13 @@
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { createTrpcContextFromRequest } from "@/server/trpc/context";
-import { appRouter } from "@/server/trpc/router";
+import { handleTrpcRequest } from "@/server/trpc/http";
 
-// The dashboard's tRPC door (docs/ui.md, "tRPC"): session cookie, Origin-checked mutations.
+// The dashboard's tRPC door (docs/ui.md, "tRPC"): session cookie, Origin-checked mutations. Wrapped rather than
+// re-exported: Next type-checks route exports.
 export const dynamic = "force-dynamic";
 
-function handle(request: Request): Promise<Response> {
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req: request,
-    router: appRouter,
-    createContext: () => createTrpcContextFromRequest(request),
-  });
+export async function GET(request: Request): Promise<Response> {
+  return handleTrpcRequest(request);
 }
 
-export { handle as GET, handle as POST };
+export async function POST(request: Request): Promise<Response> {
+  return handleTrpcRequest(request);
+}
