@@ -96,10 +96,6 @@ export const en = {
   "signin.signedOut": "You have signed out.",
   "signin.retryIn": "Try again in about {minutes} min.",
 
-  "dashboard.overview.description": "Your storefronts, orders and webhooks at a glance.",
-  "dashboard.overview.emptyTitle": "Nothing here yet",
-  "dashboard.overview.emptyBody": "This overview fills in as you create storefronts and receive orders.",
-
   "gallery.title": "Interface components",
   "gallery.description": "Every building block of the dashboard, in the current language and theme.",
   "gallery.secondaryAction": "Secondary action",

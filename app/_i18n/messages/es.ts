@@ -95,10 +95,6 @@ export const es: Messages = {
   "signin.signedOut": "Cerraste la sesión.",
   "signin.retryIn": "Vuelve a intentarlo en unos {minutes} min.",
 
-  "dashboard.overview.description": "Tus tiendas, pedidos y webhooks de un vistazo.",
-  "dashboard.overview.emptyTitle": "Todavía no hay nada aquí",
-  "dashboard.overview.emptyBody": "Este resumen se irá llenando cuando crees tiendas y recibas pedidos.",
-
   "gallery.title": "Componentes de la interfaz",
   "gallery.description": "Todas las piezas del panel, en el idioma y el tema actuales.",
   "gallery.secondaryAction": "Acción secundaria",

@@ -95,11 +95,6 @@ export const pt: Messages = {
   "signin.signedOut": "Você saiu da sua conta.",
   "signin.retryIn": "Tente de novo em cerca de {minutes} min.",
 
-  "dashboard.overview.description": "Suas lojas, pedidos e webhooks num relance.",
-  "dashboard.overview.emptyTitle": "Ainda não há nada aqui",
-  "dashboard.overview.emptyBody":
-    "Esta visão geral vai se preenchendo quando você criar lojas e receber pedidos.",
-
   "gallery.title": "Componentes da interface",
   "gallery.description": "Todas as peças do painel, no idioma e no tema atuais.",
   "gallery.secondaryAction": "Ação secundária",

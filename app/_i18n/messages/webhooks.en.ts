@@ -25,7 +25,7 @@ export const webhooksEn = {
   "webhooks.last.success": "Succeeded",
   "webhooks.last.failure": "Failed",
   "webhooks.rate.none": "No attempts",
-  "webhooks.rate.value": "{rate}% of {attempts} attempts",
+  "webhooks.rate.value": "{rate}% of attempts ({attempts})",
   "webhooks.allEvents": "All {count} events",
   "webhooks.limitNote": "{count} of 16 endpoints used.",
 
@@ -70,7 +70,7 @@ export const webhooksEn = {
   "webhooks.endpoint.saved": "Changes saved.",
 
   "webhooks.health.title": "Health, last 24 hours",
-  "webhooks.health.summary": "{attempts} attempts, {rate}% succeeded.",
+  "webhooks.health.summary": "Attempts: {attempts}, {rate}% succeeded.",
   "webhooks.health.empty": "No attempts in the last 24 hours.",
   "webhooks.health.hour": "Hour (UTC)",
   "webhooks.health.attempts": "Attempts",

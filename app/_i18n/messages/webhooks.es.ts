@@ -27,7 +27,7 @@ export const webhooksEs: Record<keyof typeof webhooksEn, string> = {
   "webhooks.last.success": "Correcta",
   "webhooks.last.failure": "Fallida",
   "webhooks.rate.none": "Sin intentos",
-  "webhooks.rate.value": "{rate}% de {attempts} intentos",
+  "webhooks.rate.value": "{rate}% de los intentos ({attempts})",
   "webhooks.allEvents": "Los {count} eventos",
   "webhooks.limitNote": "{count} de 16 endpoints usados.",
 
@@ -73,7 +73,7 @@ export const webhooksEs: Record<keyof typeof webhooksEn, string> = {
   "webhooks.endpoint.saved": "Cambios guardados.",
 
   "webhooks.health.title": "Salud, últimas 24 horas",
-  "webhooks.health.summary": "{attempts} intentos, {rate}% correctos.",
+  "webhooks.health.summary": "Intentos: {attempts}, {rate}% correctos.",
   "webhooks.health.empty": "Ningún intento en las últimas 24 horas.",
   "webhooks.health.hour": "Hora (UTC)",
   "webhooks.health.attempts": "Intentos",

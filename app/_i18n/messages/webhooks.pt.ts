@@ -27,7 +27,7 @@ export const webhooksPt: Record<keyof typeof webhooksEn, string> = {
   "webhooks.last.success": "Com sucesso",
   "webhooks.last.failure": "Com falha",
   "webhooks.rate.none": "Sem tentativas",
-  "webhooks.rate.value": "{rate}% de {attempts} tentativas",
+  "webhooks.rate.value": "{rate}% das tentativas ({attempts})",
   "webhooks.allEvents": "Todos os {count} eventos",
   "webhooks.limitNote": "{count} de 16 endpoints usados.",
 
@@ -73,7 +73,7 @@ export const webhooksPt: Record<keyof typeof webhooksEn, string> = {
   "webhooks.endpoint.saved": "Alterações salvas.",
 
   "webhooks.health.title": "Saúde, últimas 24 horas",
-  "webhooks.health.summary": "{attempts} tentativas, {rate}% com sucesso.",
+  "webhooks.health.summary": "Tentativas: {attempts}, {rate}% com sucesso.",
   "webhooks.health.empty": "Nenhuma tentativa nas últimas 24 horas.",
   "webhooks.health.hour": "Hora (UTC)",
   "webhooks.health.attempts": "Tentativas",
