@@ -6,6 +6,7 @@ import { Label } from "@/app/_components/ui/label";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
+import { CursorPagination } from "@/app/dashboard/_components/cursor-pagination";
 import { orNotFound, queryParam } from "@/app/dashboard/_lib/catalog-server";
 import { ORDER_STATUSES, type OrderStatus, type PaymentStatus } from "@/server/orders/schema";
 import { Shell } from "../_components/shell";
@@ -123,24 +124,13 @@ export default async function OrdersPage({
         storefronts={Object.fromEntries(storefronts.data.map((s) => [s.id, s.name]))}
         isFiltered={isFiltered}
       />
-      {cursor || page.nextCursor ? (
-        <nav aria-label={t("orders.pagination")} className="mt-4 flex flex-wrap gap-2">
-          {cursor ? (
-            <Link href={keep({})} className={buttonClasses("secondary", "sm")}>
-              {t("orders.firstPage")}
-            </Link>
-          ) : null}
-          {page.nextCursor ? (
-            <Link
-              href={keep({ cursor: page.nextCursor })}
-              className={buttonClasses("secondary", "sm")}
-              rel="next"
-            >
-              {t("orders.nextPage")}
-            </Link>
-          ) : null}
-        </nav>
-      ) : null}
+      <CursorPagination
+        label={t("orders.pagination")}
+        firstLabel={t("orders.firstPage")}
+        nextLabel={t("orders.nextPage")}
+        firstHref={cursor ? keep({}) : null}
+        nextHref={page.nextCursor ? keep({ cursor: page.nextCursor }) : null}
+      />
     </Shell>
   );
 }

@@ -9,6 +9,7 @@ import { Label } from "@/app/_components/ui/label";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
+import { CursorPagination } from "@/app/dashboard/_components/cursor-pagination";
 import { orNotFound, queryParam } from "@/app/dashboard/_lib/catalog-server";
 import { Shell } from "../../../_components/shell";
 import { requireSignedInAccount } from "../../../_lib/session";
@@ -190,24 +191,13 @@ export default async function ProductsPage({ params, searchParams }: Props) {
           }))}
         />
       )}
-      {cursor || page.nextCursor ? (
-        <nav aria-label={t("products.pagination")} className="mt-4 flex flex-wrap gap-2">
-          {cursor ? (
-            <Link href={keep({})} className={buttonClasses("secondary", "sm")}>
-              {t("products.firstPage")}
-            </Link>
-          ) : null}
-          {page.nextCursor ? (
-            <Link
-              href={keep({ cursor: page.nextCursor })}
-              className={buttonClasses("secondary", "sm")}
-              rel="next"
-            >
-              {t("products.nextPage")}
-            </Link>
-          ) : null}
-        </nav>
-      ) : null}
+      <CursorPagination
+        label={t("products.pagination")}
+        firstLabel={t("products.firstPage")}
+        nextLabel={t("products.nextPage")}
+        firstHref={cursor ? keep({}) : null}
+        nextHref={page.nextCursor ? keep({ cursor: page.nextCursor }) : null}
+      />
     </Shell>
   );
 }
