@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -14,7 +14,7 @@ import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
 import { type StorefrontRow, toStorefrontDto } from "@/server/storefronts/dto";
 import { MAX_AMOUNT } from "@/server/storefronts/fields";
-import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
+import { findLiveStorefront, findPublishedStorefront, liveStorefrontsOf } from "@/server/storefronts/lookup";
 import { openingState } from "@/server/storefronts/opening-hours";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { paymentMethodsFor, timeZoneFor } from "@/server/storefronts/settings";
@@ -790,17 +790,7 @@ export async function loadOrdersByStorefront(
   const actor = authorize(ctx, "listOrders");
   if (input.storefrontIds.length === 0) return [];
   const after = decodeCursor(input.cursor, "ord");
-  const parent = ctx.db
-    .select({ id: storefronts.id })
-    .from(storefronts)
-    .where(
-      and(
-        inArray(storefronts.id, [...input.storefrontIds]),
-        eq(storefronts.accountId, actor.accountId),
-        isNull(storefronts.deletedAt),
-      ),
-    )
-    .as("parent");
+  const parent = liveStorefrontsOf(ctx.db, actor.accountId, input.storefrontIds).as("parent");
   const page = ctx.db
     .select()
     .from(orders)

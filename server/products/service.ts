@@ -6,7 +6,6 @@ import {
   getTableColumns,
   gt,
   inArray,
-  isNull,
   or,
   type SQL,
   type SQLWrapper,
@@ -31,7 +30,7 @@ import { newId } from "@/server/lib/ids";
 import type { ListQuery, Page } from "@/server/lib/pagination";
 import { decodeCursor, toPage } from "@/server/lib/pagination";
 import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
-import { findLiveStorefront } from "@/server/storefronts/lookup";
+import { findLiveStorefront, liveStorefrontsOf } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { type ProductRow, toProductDto } from "./dto";
 import { processProductImages } from "./images";
@@ -488,17 +487,7 @@ export async function loadProductsByStorefront(
   const actor = authorize(ctx, "listProducts");
   if (input.storefrontIds.length === 0) return [];
   const after = decodeCursor(input.cursor, "prd");
-  const parent = ctx.db
-    .select({ id: storefronts.id })
-    .from(storefronts)
-    .where(
-      and(
-        inArray(storefronts.id, [...input.storefrontIds]),
-        eq(storefronts.accountId, actor.accountId),
-        isNull(storefronts.deletedAt),
-      ),
-    )
-    .as("parent");
+  const parent = liveStorefrontsOf(ctx.db, actor.accountId, input.storefrontIds).as("parent");
   const page = ctx.db
     .select()
     .from(products)

@@ -76,3 +76,20 @@ export async function findPublishedStorefront(
   if (!row) throw new AppError("storefront_not_found", { param: "slug" });
   return row;
 }
+
+/**
+ * The ids among `storefrontIds` that are live storefronts of `accountId`, as a subquery (the batch loaders join
+ * their pages to it, so a foreign or deleted storefront gets an empty page).
+ */
+export function liveStorefrontsOf(db: Db, accountId: string, storefrontIds: readonly string[]) {
+  return db
+    .select({ id: storefronts.id })
+    .from(storefronts)
+    .where(
+      and(
+        inArray(storefronts.id, [...storefrontIds]),
+        eq(storefronts.accountId, accountId),
+        isNull(storefronts.deletedAt),
+      ),
+    );
+}
