@@ -16,7 +16,7 @@ const nextConfig: NextConfig = {
   // invalidations live in memory too, so a page kept on disk could outlive a restart stale, and a disk entry per
   // slug asked for would let anyone fill the disk.
   experimental: { isrFlushToDisk: false },
-  pageExtensions: isBenchBuild ? ["bench.ts", "tsx", "ts"] : ["tsx", "ts"],
+  pageExtensions: isBenchBuild ? ["bench.ts", "bench.tsx", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
   // The OAuth consent page can never be framed by another site (clickjacking; docs/mcp.md, "Consent").
   async headers() {

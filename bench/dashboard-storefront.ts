@@ -63,9 +63,12 @@ export async function runStorefrontEditorBench(env: BenchEnv): Promise<BenchRow[
     `(ed-l) storefront list page: ${(Buffer.byteLength(listHtml) / 1024).toFixed(0)} KiB\n`,
   );
   const list = await load("(ed-l) GET /dashboard/storefronts, same session", { url: listUrl, headers });
+  // For information: the framework's own floor for a page, a dynamic page with nothing on it under the root layout.
+  const pageFloor = await load("(ed-f) GET /bench/page, an empty dynamic page", { url: `${env.baseUrl}/bench/page` });
   return [
     floor,
     { ...page, ratio: { to: "(b-ed)", value: page.reqPerSec / floor.reqPerSec, target: 0.3 } },
+    { ...pageFloor, ratio: { to: "(b-ed)", value: pageFloor.reqPerSec / floor.reqPerSec } },
     { ...overview, ratio: { to: "(b-ed)", value: overview.reqPerSec / floor.reqPerSec } },
     { ...list, ratio: { to: "(b-ed)", value: list.reqPerSec / floor.reqPerSec } },
   ];

@@ -1,8 +1,8 @@
-import { sessionActor } from "@/server/accounts/actors";
+import { sessionActorOf } from "@/server/accounts/actors";
 import type { Actor } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { readCookie, SESSION_COOKIE } from "./cookies";
-import { resolveSession } from "./service";
+import { resolveSignedInSession } from "./service";
 
 /**
  * The dashboard session of a request as the service layer's Actor (docs/architecture.md, "Actors"), or null when
@@ -19,7 +19,11 @@ export async function actorFromSessionToken(
   token: string | null | undefined,
   now: Date,
 ): Promise<Actor | null> {
-  const session = await resolveSession(db, token, now);
+  const session = await resolveSignedInSession(db, token, now);
   if (!session) return null;
-  return sessionActor(db, session.accountId, session.sessionId).catch(() => null);
+  const { account } = session;
+  return sessionActorOf(
+    { ...account, accountId: account.id, holdsDeveloperKeys: account.hasDeveloperKeys },
+    session.sessionId,
+  );
 }

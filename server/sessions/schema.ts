@@ -26,7 +26,7 @@ export const TermsStepForm = z.object({
   next: z.string().max(2000).optional(),
 });
 
-/** What the dashboard shell needs about the signed-in account (the lead replaces this with the tRPC `me`). */
+/** What the dashboard needs about the signed-in account, read with its session in one statement (`resolveSignedInSession`). */
 export type SignedInAccountDto = {
   id: string;
   email: string;

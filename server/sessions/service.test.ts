@@ -15,11 +15,11 @@ import {
   acceptTermsForAccount,
   completeBootstrapChoice,
   createSession,
-  getSignedInAccount,
   MAX_SIGN_IN_CODE_ATTEMPTS,
   purgeExpiredSignInData,
   requestSignInCode,
   resolveSession,
+  resolveSignedInSession,
   SIGN_IN_LIMITS,
   signOut,
   signOutEverywhere,
@@ -464,8 +464,15 @@ describe("sessions", () => {
     expect(later?.expiresAt.getTime()).toBe(t1.getTime() + SESSION_TTL_MS);
     expect((await stored())?.expiresAt.getTime()).toBe(t1.getTime() + SESSION_TTL_MS);
 
+    // The one-statement lookup with the account slides the same way.
+    const t2 = new Date(t1.getTime() + 25 * HOUR);
+    const withAccount = await resolveSignedInSession(db, token, t2);
+    expect(withAccount?.expiresAt.getTime()).toBe(t2.getTime() + SESSION_TTL_MS);
+    expect(withAccount?.account.id).toBe(accountId);
+    expect((await stored())?.extendedAt.getTime()).toBe(t2.getTime());
+
     // Unused for 30 days after the last extension: gone.
-    expect(await resolveSession(db, token, new Date(t1.getTime() + SESSION_TTL_MS - 1000))).not.toBeNull();
+    expect(await resolveSession(db, token, new Date(t2.getTime() + SESSION_TTL_MS - 1000))).not.toBeNull();
     const lastExtension = (await stored())?.extendedAt.getTime() ?? 0;
     expect(await resolveSession(db, token, new Date(lastExtension + SESSION_TTL_MS + 1000))).toBeNull();
   });
@@ -499,7 +506,7 @@ describe("sessions", () => {
       cancelAccountInTransaction(tx as unknown as Db, accountId, "user_clicked_cancel", new Date()),
     );
     expect(await resolveSession(db, session.token, new Date())).toBeNull();
-    expect(await getSignedInAccount(db, accountId)).toBeNull();
+    expect(await resolveSignedInSession(db, session.token, new Date())).toBeNull();
   });
 
   it("malformed and unknown cookie values resolve to nothing", async () => {
@@ -507,16 +514,22 @@ describe("sessions", () => {
       expect(await resolveSession(db, value, new Date())).toBeNull();
   });
 
-  it("the shell's account view says whether the account holds developer keys", async () => {
+  it("the session's account view says whether the account holds developer keys", async () => {
     const dev = await createDeveloper();
-    expect(await getSignedInAccount(db, dev.accountId)).toMatchObject({
+    const devSession = await createSession(db, dev.accountId, new Date());
+    expect((await resolveSignedInSession(db, devSession.token, new Date()))?.account).toMatchObject({
+      id: dev.accountId,
       email: dev.email,
       status: "verified",
       plan: "FREE_NEW",
       hasDeveloperKeys: true,
     });
-    const { accountId } = await signedInSession(uniqueEmail("merchant"));
-    expect((await getSignedInAccount(db, accountId))?.hasDeveloperKeys).toBe(false);
+    const { session } = await signedInSession(uniqueEmail("merchant"));
+    expect((await resolveSignedInSession(db, session.token, new Date()))?.account.hasDeveloperKeys).toBe(
+      false,
+    );
+    for (const value of [null, "", "0".repeat(64)])
+      expect(await resolveSignedInSession(db, value, new Date())).toBeNull();
   });
 });
 

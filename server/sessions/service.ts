@@ -2,10 +2,11 @@ import { randomBytes, randomInt } from "node:crypto";
 import { and, eq, gt, lt, lte, ne, sql } from "drizzle-orm";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
 import type { AccountRow } from "@/server/accounts/dto";
-import { accounts, apiKeys } from "@/server/accounts/tables";
+import { accounts } from "@/server/accounts/tables";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { markAccountVerifiedInTransaction } from "@/server/accounts/verification";
 import type { Db } from "@/server/db/client";
+import { prepared } from "@/server/db/prepared";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { countInFixedWindow } from "@/server/lib/fixed-window";
@@ -390,15 +391,7 @@ export async function resolveSession(
     .where(and(eq(sessions.id, id), gt(sessions.expiresAt, now), ne(accounts.status, "cancelled")))
     .limit(1);
   if (!row) return null;
-  const extendBefore = new Date(now.getTime() - SESSION_EXTEND_AFTER_MS);
-  if (row.extendedAt.getTime() > extendBefore.getTime())
-    return { sessionId: id, accountId: row.accountId, expiresAt: row.expiresAt };
-  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await db
-    .update(sessions)
-    .set({ expiresAt, extendedAt: now })
-    .where(and(eq(sessions.id, id), lte(sessions.extendedAt, extendBefore)));
-  return { sessionId: id, accountId: row.accountId, expiresAt };
+  return { sessionId: id, accountId: row.accountId, expiresAt: await extendSession(db, id, row, now) };
 }
 
 /**
@@ -438,27 +431,84 @@ export async function signOutEverywhere(db: Db, accountId: string): Promise<{ en
 }
 
 /** The signed-in account as the dashboard shell shows it; null when it no longer exists or is cancelled. */
-export async function getSignedInAccount(db: Db, accountId: string): Promise<SignedInAccountDto | null> {
-  const [row] = await db
-    .select({
-      account: accounts,
-      // The account id as a parameter: inside the subquery an unqualified "id" would be api_keys.id.
-      hasDeveloperKeys: sql<boolean>`exists (select 1 from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.kind} = 'developer' and ${apiKeys.revokedAt} is null)`,
-    })
-    .from(accounts)
-    .where(and(eq(accounts.id, accountId), ne(accounts.status, "cancelled")))
-    .limit(1);
+/** The statement of `resolveSignedInSession`, built once (server/db/prepared.ts). */
+function sessionWithAccount(db: Db) {
+  return prepared(db, "sessions.withAccount", (db) =>
+    db
+      .select({
+        expiresAt: sessions.expiresAt,
+        extendedAt: sessions.extendedAt,
+        accountId: accounts.id,
+        email: accounts.email,
+        status: accounts.status,
+        plan: accounts.plan,
+        language: accounts.language,
+        tosAcceptedVersion: accounts.tosAcceptedVersion,
+        // Raw names: inside a subquery drizzle would render the outer column unqualified.
+        hasDeveloperKeys: sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
+          and k.kind = 'developer' and k.revoked_at is null)`,
+      })
+      .from(sessions)
+      .innerJoin(accounts, eq(accounts.id, sessions.accountId))
+      .where(
+        and(
+          eq(sessions.id, sql.placeholder("id")),
+          gt(sessions.expiresAt, sql.placeholder("now")),
+          ne(accounts.status, "cancelled"),
+        ),
+      )
+      .limit(1)
+      .prepare("sessions_with_account"),
+  );
+}
+
+/**
+ * The session a cookie value names with its account, in ONE statement (the session, its account and whether the
+ * account holds developer keys), or null for the same reasons as `resolveSession`, whose sliding expiry it
+ * applies. Every cookie-authenticated request starts here (the dashboard's sign-in gate, tRPC, GraphQL, the
+ * consent page): one round trip instead of two (bench/README.md, "The delivery-log page and its tRPC call").
+ */
+export async function resolveSignedInSession(
+  db: Db,
+  rawCookieValue: string | null | undefined,
+  now: Date,
+): Promise<(ResolvedSession & { account: SignedInAccountDto }) | null> {
+  if (!rawCookieValue || !TOKEN_FORMAT.test(rawCookieValue)) return null;
+  const id = sha256Hex(rawCookieValue);
+  const [row] = await sessionWithAccount(db).execute({ id, now: now.toISOString() });
   if (!row) return null;
-  const { account } = row;
-  return {
-    id: account.id,
-    email: account.email,
-    status: account.status,
-    plan: account.plan,
-    language: (["es", "en", "pt"].includes(account.language) ? account.language : "en") as SignInLanguage,
-    tosAcceptedVersion: account.tosAcceptedVersion,
+  const account: SignedInAccountDto = {
+    id: row.accountId,
+    email: row.email,
+    status: row.status,
+    plan: row.plan,
+    language: signInLanguage(row.language),
+    tosAcceptedVersion: row.tosAcceptedVersion,
     hasDeveloperKeys: Boolean(row.hasDeveloperKeys),
   };
+  const expiresAt = await extendSession(db, id, row, now);
+  return { sessionId: id, accountId: row.accountId, expiresAt, account };
+}
+
+/** Sliding expiry (see `resolveSession`): the session's expiry after this request. */
+async function extendSession(
+  db: Db,
+  id: string,
+  current: { expiresAt: Date; extendedAt: Date },
+  now: Date,
+): Promise<Date> {
+  const extendBefore = new Date(now.getTime() - SESSION_EXTEND_AFTER_MS);
+  if (current.extendedAt.getTime() > extendBefore.getTime()) return current.expiresAt;
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await db
+    .update(sessions)
+    .set({ expiresAt, extendedAt: now })
+    .where(and(eq(sessions.id, id), lte(sessions.extendedAt, extendBefore)));
+  return expiresAt;
+}
+
+function signInLanguage(language: string): SignInLanguage {
+  return language === "es" || language === "en" || language === "pt" ? language : "en";
 }
 
 /**

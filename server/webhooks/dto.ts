@@ -7,8 +7,14 @@ export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
+/** The columns of a delivery that its DTO shows (a log selects only these: server/webhooks/service.ts). */
+export type DeliveryDtoRow = Pick<
+  DeliveryRow,
+  "id" | "endpointId" | "status" | "attempts" | "nextAttemptAt" | "createdAt" | "lastResponseBody"
+>;
+
 export function toDeliveryDto(
-  row: DeliveryRow,
+  row: DeliveryDtoRow,
   event: { eventId: string; type: string; isTest: boolean },
 ): WebhookDeliveryDto {
   return {

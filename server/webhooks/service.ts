@@ -3,6 +3,7 @@ import { authorize, authorizeActor } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
+import { prepared } from "@/server/db/prepared";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { inRequestedOrder, toPages } from "@/server/lib/batch";
@@ -11,7 +12,7 @@ import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pa
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
 import { headersWithSignature, retrySchedule } from "./delivery";
-import { type EndpointRow, toDeliveryDto, toEndpointDto } from "./dto";
+import { type DeliveryDtoRow, type EndpointRow, toDeliveryDto, toEndpointDto } from "./dto";
 import { emitTestEvent, testEnvelope } from "./events";
 import {
   type CreateWebhookEndpointInput,
@@ -408,7 +409,35 @@ type DeliveryLogRow = typeof webhookDeliveries.$inferSelect & {
   isTest: boolean;
 };
 
-function newestFirst(a: DeliveryLogRow, b: DeliveryLogRow): number {
+/**
+ * What a log entry shows and nothing else: a log reads up to 50 rows per call, and every column read is bytes to
+ * transfer, a value to decode and, for timestamps, a Date to build (bench/README.md, "The delivery-log page and
+ * its tRPC call").
+ */
+function deliveryLogEntryColumns() {
+  return {
+    id: webhookDeliveries.id,
+    endpointId: webhookDeliveries.endpointId,
+    status: webhookDeliveries.status,
+    attempts: webhookDeliveries.attempts,
+    nextAttemptAt: webhookDeliveries.nextAttemptAt,
+    createdAt: webhookDeliveries.createdAt,
+    lastResponseBody: webhookDeliveries.lastResponseBody,
+    resendOf: webhookDeliveries.resendOf,
+    eventId: webhookEvents.eventId,
+    type: webhookEvents.type,
+    isTest: webhookEvents.isTest,
+  };
+}
+
+type DeliveryLogEntryRow = DeliveryDtoRow & {
+  resendOf: string | null;
+  eventId: string;
+  type: string;
+  isTest: boolean;
+};
+
+function newestFirst(a: DeliveryLogEntryRow, b: DeliveryLogEntryRow): number {
   const byTime = b.createdAt.getTime() - a.createdAt.getTime();
   return byTime !== 0 ? byTime : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
@@ -439,7 +468,7 @@ export async function loadDeliveriesByEndpoint(
     )
     .as("parent");
   const page = ctx.db
-    .select(deliveryLogColumns())
+    .select(deliveryLogEntryColumns())
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
     .where(and(eq(webhookDeliveries.endpointId, parent.id), gte(webhookDeliveries.createdAt, since)))
@@ -450,7 +479,7 @@ export async function loadDeliveriesByEndpoint(
   // The log is the newest `limit` deliveries and has no next page (as listDeliveries: nextCursor null).
   return toPages(
     args.endpointIds,
-    rows.map((row) => row.page as DeliveryLogRow),
+    rows.map((row) => row.page as DeliveryLogEntryRow),
     (row) => row.endpointId,
     limit,
     (row) => toDeliveryDto(row, row),
@@ -473,7 +502,7 @@ export async function loadDeliveries(
     args.deliveryIds.length === 0
       ? []
       : await ctx.db
-          .select(deliveryLogColumns())
+          .select(deliveryLogEntryColumns())
           .from(webhookDeliveries)
           .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
           .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
@@ -507,8 +536,33 @@ function retentionStart(ctx: ServiceContext): Date {
   return new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
 }
 
-function toDashboardDelivery(row: DeliveryLogRow): DashboardDeliveryDto {
+function toDashboardDelivery(row: DeliveryLogEntryRow): DashboardDeliveryDto {
   return { ...toDeliveryDto(row, row), resendOf: row.resendOf };
+}
+
+/** The statement of `listDeliveryLog`, one per combination of filters, built once (server/db/prepared.ts). */
+function deliveryLogQuery(db: Db, filters: { byStatus: boolean; byType: boolean }) {
+  const name = `webhooks_delivery_log${filters.byStatus ? "_status" : ""}${filters.byType ? "_type" : ""}`;
+  return prepared(db, name, (db) =>
+    db
+      .select(deliveryLogEntryColumns())
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, sql.placeholder("endpointId")),
+          eq(webhookEndpoints.accountId, sql.placeholder("accountId")),
+          eq(webhookEndpoints.scope, sql.placeholder("scope")),
+          gte(webhookDeliveries.createdAt, sql.placeholder("since")),
+          filters.byStatus ? eq(webhookDeliveries.status, sql.placeholder("status")) : undefined,
+          filters.byType ? eq(webhookEvents.type, sql.placeholder("type")) : undefined,
+        ),
+      )
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(DELIVERY_LOG_SIZE)
+      .prepare(name),
+  );
 }
 
 /**
@@ -521,23 +575,17 @@ export async function listDeliveryLog(ctx: ServiceContext, args: DeliveryLogQuer
   const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
   if (!ENDPOINT_ID_PATTERN.test(endpointId))
     throw new AppError("webhook_endpoint_not_found", { param: "id" });
-  const rows = await ctx.db
-    .select(deliveryLogColumns())
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        eq(webhookEndpoints.accountId, actor.accountId),
-        eq(webhookEndpoints.scope, scope),
-        gte(webhookDeliveries.createdAt, retentionStart(ctx)),
-        args.status ? eq(webhookDeliveries.status, args.status) : undefined,
-        args.type ? eq(webhookEvents.type, args.type) : undefined,
-      ),
-    )
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(DELIVERY_LOG_SIZE);
+  const rows = await deliveryLogQuery(ctx.db, {
+    byStatus: Boolean(args.status),
+    byType: Boolean(args.type),
+  }).execute({
+    endpointId,
+    accountId: actor.accountId,
+    scope,
+    since: retentionStart(ctx).toISOString(),
+    status: args.status ?? null,
+    type: args.type ?? null,
+  });
   if (rows.length === 0) await findOwned(ctx.db, actor, scope, endpointId);
   return { data: rows.map(toDashboardDelivery) };
 }

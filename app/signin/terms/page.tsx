@@ -11,7 +11,7 @@ import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
 import { SESSION_COOKIE } from "@/server/sessions/cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "@/server/sessions/next-path";
-import { getSignedInAccount, resolveSession } from "@/server/sessions/service";
+import { resolveSignedInSession } from "@/server/sessions/service";
 
 export const dynamic = "force-dynamic";
 
@@ -28,8 +28,8 @@ export default async function TermsPage({
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === "string" ? params.next : null) ?? DEFAULT_AFTER_SIGN_IN;
   const db = await dbReady();
-  const session = await resolveSession(db, (await cookies()).get(SESSION_COOKIE)?.value, new Date());
-  const account = session ? await getSignedInAccount(db, session.accountId) : null;
+  const session = await resolveSignedInSession(db, (await cookies()).get(SESSION_COOKIE)?.value, new Date());
+  const account = session?.account;
   if (!account) redirect(`/signin?${new URLSearchParams({ next })}`);
   if (hasAcceptedCurrentTerms(account.tosAcceptedVersion)) redirect(next);
 
