@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import postgres from "postgres";
 import type { BenchEnv, BenchRow } from "./env";
-import { load } from "./lib";
+import { load, loadPageFloor } from "./lib";
 import { createBenchStorefront } from "./storefront";
 
 /**
@@ -63,8 +63,7 @@ export async function runStorefrontEditorBench(env: BenchEnv): Promise<BenchRow[
     `(ed-l) storefront list page: ${(Buffer.byteLength(listHtml) / 1024).toFixed(0)} KiB\n`,
   );
   const list = await load("(ed-l) GET /dashboard/storefronts, same session", { url: listUrl, headers });
-  // For information: the framework's own floor for a page, a dynamic page with nothing on it under the root layout.
-  const pageFloor = await load("(ed-f) GET /bench/page, an empty dynamic page", { url: `${env.baseUrl}/bench/page` });
+  const pageFloor = await loadPageFloor(env.baseUrl, "(ed-f)", [["(ed)", page]]);
   return [
     floor,
     { ...page, ratio: { to: "(b-ed)", value: page.reqPerSec / floor.reqPerSec, target: 0.3 } },

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { BenchEnv, BenchRow } from "./env";
-import { load } from "./lib";
+import { load, loadPageFloor } from "./lib";
 
 /**
  * The dashboard's delivery log (bench/README.md, scenarios (dl) and (dt)): a signed-in merchant whose endpoint has
@@ -112,8 +112,10 @@ export async function runDashboardWebhooksBench(env: BenchEnv): Promise<BenchRow
       url: trpcUrl,
       headers: { cookie },
     });
+    const pageFloor = await loadPageFloor(env.baseUrl, "(dl-f)", [["(dl)", pageFigures]]);
     return [
       floor,
+      { ...pageFloor, ratio: { to: "(b-dl)", value: pageFloor.reqPerSec / floor.reqPerSec } },
       {
         ...pageFigures,
         ratio: { to: "(b-dl)", value: pageFigures.reqPerSec / floor.reqPerSec, target: 0.3 },

@@ -361,3 +361,22 @@ export function benchServerEnv(databaseUrl: string, dataDir: string): NodeJS.Pro
     DATA_DIR: dataDir,
   };
 }
+
+/**
+ * The framework's floor for a page (bench/README.md, "What a page costs"): `GET /bench/page`, a dynamic page with
+ * nothing on it under the root layout, measured next to a dashboard page, and the page's ratio to it printed.
+ */
+export async function loadPageFloor(
+  baseUrl: string,
+  label: string,
+  pages: Array<[string, Figures]>,
+): Promise<Figures> {
+  const floor = await load(`${label} GET /bench/page, an empty dynamic page`, {
+    url: `${baseUrl}/bench/page`,
+  });
+  for (const [name, figures] of pages)
+    process.stdout.write(
+      `${name} / ${label}: ${(figures.reqPerSec / floor.reqPerSec).toFixed(2)} (for information)\n`,
+    );
+  return floor;
+}

@@ -43,7 +43,7 @@ import type {
   RejectedProduct,
   UpdateProductInput,
 } from "./schema";
-import { products } from "./tables";
+import { productOrder, products, UNSET_POSITION } from "./tables";
 
 /** The product limit of an account's plan, computed in SQL from the row so a concurrent plan change counts. */
 function productLimitSql() {
@@ -513,7 +513,6 @@ export async function loadProductsByStorefront(
 }
 
 /** Where an unset `position` sorts: after every int32 position. */
-const UNSET_POSITION = 2_147_483_648;
 
 /** The cursor of the products table: base64url of `{"v":1,"after":"<id>","pos":<position or null>}`. */
 function encodePositionCursor(row: { id: string; position: number | null }): string {
@@ -549,7 +548,7 @@ export async function searchProducts(
   const { storefrontId } = input;
   await findLiveStorefront(ctx.db, { accountId: actor.accountId, storefrontId });
   const after = decodePositionCursor(input.cursor);
-  const position = sql`coalesce(${products.position}::bigint, ${UNSET_POSITION}::bigint)`;
+  const position = productOrder(products.position);
   const q = input.q ? containsPattern(input.q) : null;
   const rows = await ctx.db
     .select()

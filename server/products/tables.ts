@@ -1,6 +1,29 @@
-import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { type SQL, sql } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 import { accounts } from "@/server/accounts/tables";
 import { storefronts } from "@/server/storefronts/tables";
+
+/** Where a product without a `position` sorts: after every product that has one (docs/ui.md, "Products"). */
+export const UNSET_POSITION = 2_147_483_648;
+
+/**
+ * A product's place in its storefront's order: `position`, unset last. The products table sorts by it and the
+ * `products_storefront_order_idx` index is on it, so a first page reads 51 index entries instead of sorting every
+ * product of the storefront; the constant is written into the SQL (not a parameter) so that the index matches.
+ */
+export function productOrder(position: AnyPgColumn): SQL {
+  return sql`coalesce(${position}::bigint, ${sql.raw(String(UNSET_POSITION))}::bigint)`;
+}
 
 /**
  * Products of a storefront (docs/api.md, "Products"). Money is numeric in the database, a JSON number
@@ -38,6 +61,7 @@ export const products = pgTable(
   },
   (t) => [
     index("products_storefront_idx").on(t.storefrontId, t.id),
+    index("products_storefront_order_idx").on(t.storefrontId, productOrder(t.position), t.id),
     index("products_account_idx").on(t.accountId),
     index("products_image_pending_idx").on(t.imageProcessingPending),
   ],

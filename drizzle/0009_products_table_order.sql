@@ -1,0 +1,1 @@
+CREATE INDEX "products_storefront_order_idx" ON "products" USING btree ("storefront_id",coalesce("position"::bigint, 2147483648::bigint),"id");
