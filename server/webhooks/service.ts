@@ -537,7 +537,9 @@ function retentionStart(ctx: ServiceContext): Date {
 }
 
 function toDashboardDelivery(row: DeliveryLogEntryRow): DashboardDeliveryDto {
-  return { ...toDeliveryDto(row, row), resendOf: row.resendOf };
+  // Object.assign on the fresh DTO, not a spread into a new object: on Node 20 the spread copied each of the 50
+  // entries of a log field by field, about 0.8 µs an entry (bench/README.md, "Prepared hot reads").
+  return Object.assign(toDeliveryDto(row, row), { resendOf: row.resendOf });
 }
 
 /** The statement of `listDeliveryLog`, one per combination of filters, built once (server/db/prepared.ts). */
