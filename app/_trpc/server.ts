@@ -1,8 +1,8 @@
 import { cookies, headers } from "next/headers";
 import { cache } from "react";
 import { requireSignedInAccount } from "@/app/dashboard/_lib/session";
-import { sessionActorOf } from "@/server/accounts/actors";
 import { dbReady } from "@/server/db/client";
+import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { LANGUAGE_COOKIE } from "@/server/sessions/cookies";
 import { trpcContextFor } from "@/server/trpc/context";
 import { createCaller } from "@/server/trpc/router";
@@ -14,21 +14,17 @@ import { createCaller } from "@/server/trpc/router";
  * as cross-origin and every mutation through it is refused.
  */
 export const getServerCaller = cache(async () => {
-  const [{ sessionId, account }, cookieStore, headerList, db] = await Promise.all([
+  const [session, cookieStore, headerList, db] = await Promise.all([
     requireSignedInAccount(),
     cookies(),
     headers(),
     dbReady(),
   ]);
-  const actor = sessionActorOf(
-    { ...account, accountId: account.id, holdsDeveloperKeys: account.hasDeveloperKeys },
-    sessionId,
-  );
   return createCaller(
     trpcContextFor({
       db,
-      actor,
-      languageCookie: cookieStore.get(LANGUAGE_COOKIE)?.value ?? account.language,
+      actor: actorOfSignedInSession(session),
+      languageCookie: cookieStore.get(LANGUAGE_COOKIE)?.value ?? session.account.language,
       acceptLanguage: headerList.get("accept-language"),
       sameOrigin: false,
     }),

@@ -104,6 +104,15 @@ export function sessionScopes(
   return [...userScopesFor(status), ...(holdsDeveloperKeys ? DEVELOPER_KEY_SCOPES : [])];
 }
 
+/**
+ * Whether the `accounts` row of the query holds a live developer key, as a column of a select on `accounts`. Raw
+ * names: inside a subquery drizzle would render the outer column unqualified.
+ */
+export function holdsLiveDeveloperKeys() {
+  return sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
+    and k.kind = 'developer' and k.revoked_at is null)`;
+}
+
 /** The actor of a dashboard session for `accountId`; a cancelled or unknown account is `account_cancelled`. */
 export async function sessionActor(db: Db, accountId: string, sessionId: string): Promise<Actor> {
   const [row] = await db
@@ -112,9 +121,7 @@ export async function sessionActor(db: Db, accountId: string, sessionId: string)
       status: accounts.status,
       plan: accounts.plan,
       tosAcceptedVersion: accounts.tosAcceptedVersion,
-      // Raw names: inside a subquery drizzle would render the outer column unqualified.
-      holdsDeveloperKeys: sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
-        and k.kind = 'developer' and k.revoked_at is null)`,
+      holdsDeveloperKeys: holdsLiveDeveloperKeys(),
     })
     .from(accounts)
     .where(and(eq(accounts.id, accountId), isNull(accounts.cancelledAt)))

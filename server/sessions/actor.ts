@@ -2,6 +2,7 @@ import { sessionActorOf } from "@/server/accounts/actors";
 import type { Actor } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { readCookie, SESSION_COOKIE } from "./cookies";
+import type { SignedInAccountDto } from "./schema";
 import { resolveSignedInSession } from "./service";
 
 /**
@@ -20,7 +21,14 @@ export async function actorFromSessionToken(
   now: Date,
 ): Promise<Actor | null> {
   const session = await resolveSignedInSession(db, token, now);
-  if (!session) return null;
+  return session ? actorOfSignedInSession(session) : null;
+}
+
+/**
+ * The Actor of a session already read with its account (`resolveSignedInSession`; the dashboard's sign-in gate,
+ * `requireSignedInAccount`), without another read.
+ */
+export function actorOfSignedInSession(session: { sessionId: string; account: SignedInAccountDto }): Actor {
   const { account } = session;
   return sessionActorOf(
     { ...account, accountId: account.id, holdsDeveloperKeys: account.hasDeveloperKeys },

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { and, eq, gt, lt, lte, ne, sql } from "drizzle-orm";
+import { holdsLiveDeveloperKeys } from "@/server/accounts/actors";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
 import type { AccountRow } from "@/server/accounts/dto";
 import { accounts } from "@/server/accounts/tables";
@@ -444,9 +445,7 @@ function sessionWithAccount(db: Db) {
         plan: accounts.plan,
         language: accounts.language,
         tosAcceptedVersion: accounts.tosAcceptedVersion,
-        // Raw names: inside a subquery drizzle would render the outer column unqualified.
-        hasDeveloperKeys: sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
-          and k.kind = 'developer' and k.revoked_at is null)`,
+        hasDeveloperKeys: holdsLiveDeveloperKeys(),
       })
       .from(sessions)
       .innerJoin(accounts, eq(accounts.id, sessions.accountId))

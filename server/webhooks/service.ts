@@ -430,6 +430,15 @@ function deliveryLogEntryColumns() {
   };
 }
 
+/** Deliveries with their event and endpoint joined, selecting what a log entry shows. */
+function selectLogEntries(db: Db) {
+  return db
+    .select(deliveryLogEntryColumns())
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId));
+}
+
 type DeliveryLogEntryRow = DeliveryDtoRow & {
   resendOf: string | null;
   eventId: string;
@@ -501,19 +510,14 @@ export async function loadDeliveries(
   const rows =
     args.deliveryIds.length === 0
       ? []
-      : await ctx.db
-          .select(deliveryLogEntryColumns())
-          .from(webhookDeliveries)
-          .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
-          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-          .where(
-            and(
-              inArray(webhookDeliveries.id, [...args.deliveryIds]),
-              eq(webhookEndpoints.accountId, actor.accountId),
-              eq(webhookEndpoints.scope, scope),
-              gte(webhookDeliveries.createdAt, since),
-            ),
-          );
+      : await selectLogEntries(ctx.db).where(
+          and(
+            inArray(webhookDeliveries.id, [...args.deliveryIds]),
+            eq(webhookEndpoints.accountId, actor.accountId),
+            eq(webhookEndpoints.scope, scope),
+            gte(webhookDeliveries.createdAt, since),
+          ),
+        );
   return inRequestedOrder(
     args.deliveryIds,
     rows,
@@ -546,11 +550,7 @@ function toDashboardDelivery(row: DeliveryLogEntryRow): DashboardDeliveryDto {
 function deliveryLogQuery(db: Db, filters: { byStatus: boolean; byType: boolean }) {
   const name = `webhooks_delivery_log${filters.byStatus ? "_status" : ""}${filters.byType ? "_type" : ""}`;
   return prepared(db, name, (db) =>
-    db
-      .select(deliveryLogEntryColumns())
-      .from(webhookDeliveries)
-      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    selectLogEntries(db)
       .where(
         and(
           eq(webhookDeliveries.endpointId, sql.placeholder("endpointId")),

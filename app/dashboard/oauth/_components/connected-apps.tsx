@@ -5,13 +5,13 @@ import { Notice } from "@/app/_components/ui/notice";
 import { SubmitButton } from "@/app/_components/ui/submit-button";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
 import { getLanguage, getT } from "@/app/_i18n/server";
-import { sessionActor } from "@/server/accounts/actors";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { listConnectedApps } from "@/server/oauth/service";
 import { mcpUrl } from "@/server/oauth/urls";
+import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { requireSignedInAccount } from "../../_lib/session";
 import { ConnectedAppBadge } from "./connected-app-badge";
 
@@ -35,15 +35,11 @@ export async function ConnectedApps({
   /** False on a page whose own header already says what this is. */
   showHeader?: boolean;
 }) {
-  const [{ sessionId, account }, t, language] = await Promise.all([
-    requireSignedInAccount(),
-    getT(),
-    getLanguage(),
-  ]);
+  const [session, t, language] = await Promise.all([requireSignedInAccount(), getT(), getLanguage()]);
   const db = await dbReady();
   const ctx = createServiceContext({
     db,
-    actor: await sessionActor(db, account.id, sessionId),
+    actor: actorOfSignedInSession(session),
     requestId: newId("req"),
     language,
   });

@@ -6,7 +6,6 @@ import { Notice } from "@/app/_components/ui/notice";
 import { SubmitButton } from "@/app/_components/ui/submit-button";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { FocusedPage } from "@/app/oauth/_components/focused-page";
-import { sessionActor } from "@/server/accounts/actors";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode, isAppError } from "@/server/errors";
@@ -14,6 +13,7 @@ import { newId } from "@/server/lib/ids";
 import { consentFormToken } from "@/server/oauth/forms";
 import type { McpScope } from "@/server/oauth/scopes";
 import { type ConsentRequestDto, getConsentRequest } from "@/server/oauth/service";
+import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { requireSignedInAccount } from "../../_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -40,15 +40,11 @@ export default async function ConsentPage({
 }) {
   const params = await searchParams;
   const requestId = typeof params.request === "string" ? params.request : "";
-  const [{ sessionId, account }, t, language] = await Promise.all([
-    requireSignedInAccount(),
-    getT(),
-    getLanguage(),
-  ]);
+  const [session, t, language] = await Promise.all([requireSignedInAccount(), getT(), getLanguage()]);
   const db = await dbReady();
   const ctx = createServiceContext({
     db,
-    actor: await sessionActor(db, account.id, sessionId),
+    actor: actorOfSignedInSession(session),
     requestId: newId("req"),
     language,
   });
@@ -98,7 +94,7 @@ export default async function ConsentPage({
             </h1>
             <p className="mt-2 text-sm text-muted">{t("oauth.consent.intro", { app })}</p>
             <p className="mt-1 text-sm text-muted">
-              {t("oauth.consent.signedInAs", { email: account.email })}
+              {t("oauth.consent.signedInAs", { email: session.account.email })}
             </p>
           </div>
           <dl className="divide-y divide-border rounded-md border border-border bg-surface-muted text-sm">
@@ -160,7 +156,7 @@ export default async function ConsentPage({
         <CardFooter>
           <form method="post" action="/oauth/consent" className="flex w-full flex-wrap gap-2 sm:justify-end">
             <input type="hidden" name="request" value={consent.requestId} />
-            <input type="hidden" name="csrf" value={consentFormToken(sessionId, consent.requestId)} />
+            <input type="hidden" name="csrf" value={consentFormToken(session.sessionId, consent.requestId)} />
             <Button
               type="submit"
               name="decision"
