@@ -157,8 +157,9 @@ test.describe("API keys, account, developers and overview", () => {
     await checkA11y(page);
     await screenshot(page, "dashboard-keys-revoke-developer");
     await confirm.getByRole("button", { name: "Revoke key" }).click();
+    // exact: the toast's live region announces the same text after "Notification".
     await expect(
-      page.getByText("Developer key Partner app revoked; 2 unverified accounts cancelled."),
+      page.getByText("Developer key Partner app revoked; 2 unverified accounts cancelled.", { exact: true }),
     ).toBeVisible();
 
     const refused = await api<{ error: { code: string } }>("GET", "/v1/me", { key: developer.key });
