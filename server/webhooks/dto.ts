@@ -13,10 +13,11 @@ export type DeliveryDtoRow = Pick<
   "id" | "endpointId" | "status" | "attempts" | "nextAttemptAt" | "createdAt" | "lastResponseBody"
 >;
 
-export function toDeliveryDto(
-  row: DeliveryDtoRow,
+/** A delivery as the dashboard's log shows it: every field of the /v1 DTO but the last answer's body. */
+export function toDeliveryEntry(
+  row: Omit<DeliveryDtoRow, "lastResponseBody">,
   event: { eventId: string; type: string; isTest: boolean },
-): WebhookDeliveryDto {
+): Omit<WebhookDeliveryDto, "lastResponseBody"> {
   return {
     id: row.id,
     endpointId: row.endpointId,
@@ -33,9 +34,15 @@ export function toDeliveryDto(
     })),
     nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
-    lastResponseBody: row.lastResponseBody,
     test: event.isTest,
   };
+}
+
+export function toDeliveryDto(
+  row: DeliveryDtoRow,
+  event: { eventId: string; type: string; isTest: boolean },
+): WebhookDeliveryDto {
+  return Object.assign(toDeliveryEntry(row, event), { lastResponseBody: row.lastResponseBody });
 }
 
 export function toEndpointDto(row: EndpointRow): WebhookEndpointDto {

@@ -206,8 +206,14 @@ export const UpdateDashboardEndpointInput = DashboardEndpointRef.extend({
 });
 export const TestDashboardEndpointInput = DashboardEndpointRef.extend({ type: EventType });
 
-/** A log entry in the dashboard: the /v1 entry plus the delivery it sends again, if it is a Resend. */
-export const DashboardDeliveryDto = WebhookDeliveryDto.extend({ resendOf: z.string().nullable() });
+/**
+ * A log entry in the dashboard: the /v1 entry without `lastResponseBody` (up to 2 KiB per entry that the log never
+ * shows, sent again with every refresh; the detail shows each attempt's answer), plus the delivery it sends again,
+ * if it is a Resend.
+ */
+export const DashboardDeliveryDto = WebhookDeliveryDto.omit({ lastResponseBody: true }).extend({
+  resendOf: z.string().nullable(),
+});
 export type DashboardDeliveryDto = z.infer<typeof DashboardDeliveryDto>;
 
 export type DeliveryLog = { data: DashboardDeliveryDto[] };
