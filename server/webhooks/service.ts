@@ -316,18 +316,13 @@ export async function listDeliveries(
   const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows = await ctx.db
-    .select({
-      delivery: webhookDeliveries,
-      eventId: webhookEvents.eventId,
-      type: webhookEvents.type,
-      isTest: webhookEvents.isTest,
-    })
+    .select(deliveryLogEntryColumns())
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventRowId))
     .where(and(eq(webhookDeliveries.endpointId, endpoint.id), gte(webhookDeliveries.createdAt, since)))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(limit);
-  return { data: rows.map((r) => toDeliveryDto(r.delivery, r)), nextCursor: null };
+  return { data: rows.map((row) => toDeliveryDto(row, row)), nextCursor: null };
 }
 
 /**
