@@ -64,10 +64,15 @@ export async function runStorefrontEditorBench(env: BenchEnv): Promise<BenchRow[
   );
   const list = await load("(ed-l) GET /dashboard/storefronts, same session", { url: listUrl, headers });
   const pageFloor = await loadPageFloor(env.baseUrl, "(ed-f)", [["(ed)", page]]);
+  // For information: the dashboard's frame (the Shell) with nothing in it and no session read.
+  const frame = await load("(ed-s) GET /bench/shell, the dashboard frame alone", {
+    url: `${env.baseUrl}/bench/shell`,
+  });
   return [
     floor,
     { ...page, ratio: { to: "(b-ed)", value: page.reqPerSec / floor.reqPerSec, target: 0.3 } },
     { ...pageFloor, ratio: { to: "(b-ed)", value: pageFloor.reqPerSec / floor.reqPerSec } },
+    { ...frame, ratio: { to: "(b-ed)", value: frame.reqPerSec / floor.reqPerSec } },
     { ...overview, ratio: { to: "(b-ed)", value: overview.reqPerSec / floor.reqPerSec } },
     { ...list, ratio: { to: "(b-ed)", value: list.reqPerSec / floor.reqPerSec } },
   ];
