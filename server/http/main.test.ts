@@ -17,6 +17,7 @@ import {
   type ProductionServer,
   startProductionServer,
 } from "@/server/testing/production-server";
+import { rawExchange } from "@/server/testing/raw-http";
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { emitEvent } from "@/server/webhooks/events";
 import {
@@ -44,31 +45,6 @@ function getFresh(url: string): Promise<{ status: number; text: string }> {
     });
     req.on("error", reject);
     req.end();
-  });
-}
-
-/** Raw bytes over one connection; everything the server sends back until it closes the connection (or `ms`). */
-function raw(port: number, parts: Array<string | Buffer>, ms = 10_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(received);
-    }, ms);
-    socket.on("data", (d) => {
-      received += d.toString("latin1");
-    });
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    socket.on("error", (error) => {
-      clearTimeout(timer);
-      if (received) resolve(received);
-      else reject(error);
-    });
-    for (const part of parts) socket.write(part);
   });
 }
 
@@ -239,13 +215,17 @@ describe.skipIf(testDatabaseKind() !== "postgres")("one process on PostgreSQL", 
     const half = bytes.length >> 1;
     const chunk = (b: Buffer) =>
       Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]);
-    const answer = await raw(server.port, [
-      `POST /v1/storefronts HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${merchant.userKey}\r\n` +
-        "content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n",
-      chunk(bytes.subarray(0, half)),
-      chunk(bytes.subarray(half)),
-      "0\r\n\r\n",
-    ]);
+    const answer = await rawExchange(
+      server.port,
+      [
+        `POST /v1/storefronts HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${merchant.userKey}\r\n` +
+          "content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n",
+        chunk(bytes.subarray(0, half)),
+        chunk(bytes.subarray(half)),
+        "0\r\n\r\n",
+      ],
+      10_000,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(envelopeOf(answer).code).toBe("payload_too_large");
     expect(await storefrontCount()).toBe((before ?? 0) + 1);
@@ -254,7 +234,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("one process on PostgreSQL", 
   it("a client that hangs up mid-body: nothing is written, and the process goes on serving", async () => {
     const before = await storefrontCount();
     const body = JSON.stringify({ name: "Never finished", language: "es", currency: "MXN" });
-    await raw(
+    await rawExchange(
       server.port,
       [
         `POST /v1/storefronts HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${merchant.userKey}\r\n` +

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
-import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { rawExchange } from "@/server/testing/raw-http";
 import { type FetchHandler, serveFetch } from "./node-server";
 
 let server: Server | undefined;
@@ -16,31 +16,6 @@ async function serve(handler: FetchHandler): Promise<number> {
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   return typeof address === "object" && address ? address.port : 0;
-}
-
-/** Sends raw bytes and collects everything the server writes until it closes the connection (or `ms`). */
-function rawExchange(port: number, parts: Array<string | Buffer>, ms = 3000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(received);
-    }, ms);
-    socket.on("data", (d) => {
-      received += d.toString("latin1");
-    });
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    socket.on("error", (error) => {
-      clearTimeout(timer);
-      if (received) resolve(received);
-      else reject(error);
-    });
-    for (const part of parts) socket.write(part);
-  });
 }
 
 // docs/operations.md, "Running": the node:http bridge of the production start.
