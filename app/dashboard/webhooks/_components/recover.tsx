@@ -5,10 +5,10 @@ import { useState } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
-import { Notice } from "@/app/_components/ui/notice";
 import { useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import type { EndpointScope } from "@/server/webhooks/schema";
+import { ActionPanel, type ActionResult } from "./action-panel";
 import { fromDateTimeLocal } from "./format";
 
 /**
@@ -29,7 +29,7 @@ export function Recover({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [since, setSince] = useState(defaultSince);
-  const [result, setResult] = useState<{ tone: "success" | "danger"; text: string } | null>(null);
+  const [result, setResult] = useState<ActionResult | null>(null);
   const [fieldError, setFieldError] = useState<string | null>(null);
   const recover = useMutation(trpc.webhooks.recoverDeliveries.mutationOptions());
   const submit = async () => {
@@ -50,32 +50,23 @@ export function Recover({
     }
   };
   return (
-    <section
-      aria-labelledby="recover-title"
-      className="space-y-3 rounded-lg border border-border bg-surface p-5"
+    <ActionPanel
+      id="recover"
+      title={t("webhooks.recover.title")}
+      description={t("webhooks.recover.description")}
+      result={result}
     >
-      <h2 id="recover-title" className="text-lg font-semibold">
-        {t("webhooks.recover.title")}
-      </h2>
-      <p className="text-sm text-muted">{t("webhooks.recover.description")}</p>
-      <div className="flex flex-wrap items-end gap-3">
-        <Field id="recover-since" label={t("webhooks.recover.since")} error={fieldError ?? undefined}>
-          <Input
-            type="datetime-local"
-            value={since}
-            onChange={(e) => setSince(e.target.value)}
-            className="w-60"
-          />
-        </Field>
-        <Button variant="secondary" onClick={submit} loading={recover.isPending}>
-          {t("webhooks.recover.submit")}
-        </Button>
-      </div>
-      {result ? (
-        <Notice tone={result.tone} role={result.tone === "danger" ? "alert" : "status"}>
-          {result.text}
-        </Notice>
-      ) : null}
-    </section>
+      <Field id="recover-since" label={t("webhooks.recover.since")} error={fieldError ?? undefined}>
+        <Input
+          type="datetime-local"
+          value={since}
+          onChange={(e) => setSince(e.target.value)}
+          className="w-60"
+        />
+      </Field>
+      <Button variant="secondary" onClick={submit} loading={recover.isPending}>
+        {t("webhooks.recover.submit")}
+      </Button>
+    </ActionPanel>
   );
 }

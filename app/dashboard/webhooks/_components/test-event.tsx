@@ -4,10 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { Label } from "@/app/_components/ui/label";
-import { Notice } from "@/app/_components/ui/notice";
 import { useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { type EndpointScope, EVENT_TYPES, type EventType, ORDER_EVENT_TYPES } from "@/server/webhooks/schema";
+import { ActionPanel, type ActionResult } from "./action-panel";
 
 /**
  * Send test event: pick a type, see the sample payload, send. The log refetches at once and keeps refreshing while
@@ -23,7 +23,7 @@ export function TestEvent({ scope, endpointId }: { scope: EndpointScope; endpoin
     trpc.webhooks.previewTestEvent.queryOptions({ scope, type }, { staleTime: Infinity }),
   );
   const send = useMutation(trpc.webhooks.sendTestEvent.mutationOptions());
-  const [result, setResult] = useState<{ tone: "success" | "danger"; text: string } | null>(null);
+  const [result, setResult] = useState<ActionResult | null>(null);
   const submit = async () => {
     setResult(null);
     try {
@@ -35,48 +35,41 @@ export function TestEvent({ scope, endpointId }: { scope: EndpointScope; endpoin
     }
   };
   return (
-    <section
-      aria-labelledby="test-title"
-      className="space-y-3 rounded-lg border border-border bg-surface p-5"
-    >
-      <h2 id="test-title" className="text-lg font-semibold">
-        {t("webhooks.test.title")}
-      </h2>
-      <p className="text-sm text-muted">{t("webhooks.test.description")}</p>
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="test-type">{t("webhooks.test.type")}</Label>
-          <select
-            id="test-type"
-            className="h-10 rounded-md border border-border-strong bg-surface px-2 text-sm text-fg"
-            value={type}
-            onChange={(e) => setType(e.target.value as EventType)}
+    <ActionPanel
+      id="test"
+      title={t("webhooks.test.title")}
+      description={t("webhooks.test.description")}
+      result={result}
+      after={
+        <details>
+          <summary className="cursor-pointer text-sm text-primary">{t("webhooks.test.preview")}</summary>
+          <pre
+            className="mt-2 max-h-72 overflow-auto rounded-md border border-border bg-surface-muted p-3 font-mono text-xs whitespace-pre-wrap break-all"
+            data-testid="test-preview"
           >
-            {types.map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
-          </select>
-        </div>
-        <Button onClick={submit} loading={send.isPending}>
-          {t("webhooks.test.send")}
-        </Button>
-      </div>
-      {result ? (
-        <Notice tone={result.tone} role={result.tone === "danger" ? "alert" : "status"}>
-          {result.text}
-        </Notice>
-      ) : null}
-      <details>
-        <summary className="cursor-pointer text-sm text-primary">{t("webhooks.test.preview")}</summary>
-        <pre
-          className="mt-2 max-h-72 overflow-auto rounded-md border border-border bg-surface-muted p-3 font-mono text-xs whitespace-pre-wrap break-all"
-          data-testid="test-preview"
+            {preview.data?.envelope ?? t("common.loading")}
+          </pre>
+        </details>
+      }
+    >
+      <div className="flex flex-col gap-1">
+        <Label htmlFor="test-type">{t("webhooks.test.type")}</Label>
+        <select
+          id="test-type"
+          className="h-10 rounded-md border border-border-strong bg-surface px-2 text-sm text-fg"
+          value={type}
+          onChange={(e) => setType(e.target.value as EventType)}
         >
-          {preview.data?.envelope ?? t("common.loading")}
-        </pre>
-      </details>
-    </section>
+          {types.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Button onClick={submit} loading={send.isPending}>
+        {t("webhooks.test.send")}
+      </Button>
+    </ActionPanel>
   );
 }
