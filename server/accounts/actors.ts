@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Actor, ActorVia } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
@@ -111,26 +111,6 @@ export function sessionScopes(
 export function holdsLiveDeveloperKeys() {
   return sql<boolean>`exists (select 1 from api_keys k where k.account_id = accounts.id
     and k.kind = 'developer' and k.revoked_at is null)`;
-}
-
-/** The actor of a dashboard session for `accountId`; a cancelled or unknown account is `account_cancelled`. */
-export async function sessionActor(db: Db, accountId: string, sessionId: string): Promise<Actor> {
-  const [row] = await db
-    .select({
-      email: accounts.email,
-      status: accounts.status,
-      plan: accounts.plan,
-      tosAcceptedVersion: accounts.tosAcceptedVersion,
-      holdsDeveloperKeys: holdsLiveDeveloperKeys(),
-    })
-    .from(accounts)
-    .where(and(eq(accounts.id, accountId), isNull(accounts.cancelledAt)))
-    .limit(1);
-  if (!row || row.status === "cancelled") throw new AppError("account_cancelled");
-  return sessionActorOf(
-    { accountId, ...row, holdsDeveloperKeys: Boolean(row.holdsDeveloperKeys) },
-    sessionId,
-  );
 }
 
 /**

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { sessionActor } from "@/server/accounts/actors";
 import { dbReady } from "@/server/db/client";
 import { claimIdempotencyKey } from "@/server/http/idempotency";
 import { products } from "@/server/products/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
+import { sessionActor } from "@/server/testing/context";
 import { graphQLFingerprint } from "./idempotency";
 import { gql, testYoga } from "./testing";
 

@@ -1,6 +1,9 @@
-import { authenticateKey, sessionActor } from "@/server/accounts/actors";
+import { and, eq, isNull } from "drizzle-orm";
+import { authenticateKey, holdsLiveDeveloperKeys, sessionActorOf } from "@/server/accounts/actors";
+import { accounts } from "@/server/accounts/tables";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
-import { dbReady } from "@/server/db/client";
+import { type Db, dbReady } from "@/server/db/client";
+import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 
 /** A service context acting as the owner of `rawKey` (an API key actor), as an adapter would build it. */
@@ -62,4 +65,27 @@ export async function oauthContextFor(
     tokenId: `tok_${newId("req").slice(4)}`,
   });
   return createServiceContext({ db, actor, requestId: newId("req"), now });
+}
+
+/**
+ * The actor of a dashboard session for `accountId` without a session row (tests only; requests resolve theirs with
+ * `resolveSignedInSession`); a cancelled or unknown account is `account_cancelled`.
+ */
+export async function sessionActor(db: Db, accountId: string, sessionId: string): Promise<Actor> {
+  const [row] = await db
+    .select({
+      email: accounts.email,
+      status: accounts.status,
+      plan: accounts.plan,
+      tosAcceptedVersion: accounts.tosAcceptedVersion,
+      holdsDeveloperKeys: holdsLiveDeveloperKeys(),
+    })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), isNull(accounts.cancelledAt)))
+    .limit(1);
+  if (!row || row.status === "cancelled") throw new AppError("account_cancelled");
+  return sessionActorOf(
+    { accountId, ...row, holdsDeveloperKeys: Boolean(row.holdsDeveloperKeys) },
+    sessionId,
+  );
 }
