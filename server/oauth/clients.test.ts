@@ -13,7 +13,7 @@ import {
 } from "./clients";
 import { OAuthError } from "./errors";
 import { getConsentRequest, startAuthorization } from "./service";
-import { authorizeParams, pkcePair, requestIdOf, TEST_REDIRECT_URI } from "./testing";
+import { authorizeParams, pkcePair, requestIdOf, TEST_REDIRECT_URI, uniqueClientIp } from "./testing";
 
 // docs/mcp.md, "Client ID metadata documents": fetched with the webhooks' SSRF-safe pinned fetch (public addresses
 // only; loopback here through the local-test switch), no redirects, 5 KB and 5 s at most, cached by Cache-Control.
@@ -195,7 +195,7 @@ describe("client ID metadata documents", () => {
     const merchant = await createMerchant({ verified: true });
     const outcome = await startAuthorization(
       await dbReady(),
-      authorizeParams(`${base}/flow.json`, pkcePair().challenge),
+      { params: authorizeParams(`${base}/flow.json`, pkcePair().challenge), ip: uniqueClientIp() },
       new Date(),
     );
     if (outcome.kind !== "consent") throw new Error(`expected consent: ${JSON.stringify(outcome)}`);
