@@ -160,7 +160,9 @@ test.describe("OAuth consent in the dashboard", () => {
       ["pt", "O documento de metadados de cliente do aplicativo está em um host que não é permitido."],
       ["en", "The app's client metadata document is on a host that is not allowed."],
     ] as const) {
-      await page.context().setExtraHTTPHeaders({ "accept-language": language });
+      await page
+        .context()
+        .addCookies([{ name: "marea_lang", value: language, url: process.env.E2E_BASE_URL ?? "" }]);
       await page.goto("/oauth/error?error=invalid_client&reason=oauth_client_host_not_allowed");
       await expect(page.getByTestId("oauth-error-detail")).toHaveText(text);
     }
