@@ -28,7 +28,7 @@ import { consentPageUrl, issuer, mcpUrl } from "./urls";
 /**
  * Marea's OAuth 2.1 authorization server for MCP clients (docs/mcp.md, "Authorization server"): authorization
  * code with PKCE (S256 only), tokens bound to the MCP URL, single-use 60-second codes, opaque 1-hour access
- * tokens, rotating refresh tokens with reuse detection, RFC 7009 revocation. Every code and token is stored only
+ * tokens, rotating refresh tokens with reuse detection (and a 10-second grace for a retry), RFC 7009 revocation. Every code and token is stored only
  * as its SHA-256; a presented secret is found by its hash, never compared as text.
  */
 

@@ -142,7 +142,11 @@ export const oauthTokens = pgTable(
   ],
 );
 
-/** Fixed one-hour windows for `/oauth/register` (per client IP, and for the whole service); keys are hashed. */
+/**
+ * Fixed windows of the unauthenticated endpoints' limits (registration, metadata document fetches, kept
+ * authorization requests), per client address, per network and in all (docs/security.md, "OAuth"); keys are
+ * hashed, so no address is stored.
+ */
 export const oauthRateLimits = pgTable(
   "oauth_rate_limits",
   {
