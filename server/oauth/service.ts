@@ -28,8 +28,9 @@ import { consentPageUrl, issuer, mcpUrl } from "./urls";
 /**
  * Marea's OAuth 2.1 authorization server for MCP clients (docs/mcp.md, "Authorization server"): authorization
  * code with PKCE (S256 only), tokens bound to the MCP URL, single-use 60-second codes, opaque 1-hour access
- * tokens, rotating refresh tokens with reuse detection (and a 10-second grace for a retry), RFC 7009 revocation. Every code and token is stored only
- * as its SHA-256; a presented secret is found by its hash, never compared as text.
+ * tokens, rotating refresh tokens with reuse detection (and a 10-second grace for a retry), RFC 7009 revocation.
+ * Every code and token is stored only as its SHA-256; a presented secret is found by its hash, never compared as
+ * text.
  */
 
 export const AUTHORIZATION_REQUEST_TTL_MS = 10 * 60_000;
@@ -376,8 +377,12 @@ async function connectApp(
   );
   const keyScopes = input.scopes.map((scope) => KEY_SCOPE_FOR[scope]);
   const name = input.client.name.slice(0, 100);
-  // A client someone allowed is in use: the purge of unused clients leaves it alone.
-  await db.update(oauthClients).set({ grantedAt: now }).where(eq(oauthClients.id, input.client.id));
+  // A client someone allowed is in use: the purge of unused clients leaves it alone. Written once, so consents
+  // of many accounts to one popular client do not queue on its row.
+  await db
+    .update(oauthClients)
+    .set({ grantedAt: now })
+    .where(and(eq(oauthClients.id, input.client.id), isNull(oauthClients.grantedAt)));
   const [existing] = await db
     .select({ keyId: oauthGrants.keyId, revokedAt: apiKeys.revokedAt })
     .from(oauthGrants)

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -32,8 +33,8 @@ export const oauthClients = pgTable(
     /** Metadata documents: reused until then (Cache-Control max-age), fetched again after. */
     documentExpiresAt: at("document_expires_at"),
     /**
-     * When a person last allowed this client on the consent page. A client never allowed is unused: the hourly
-     * purge drops it after a while (docs/mcp.md, "Authorization server").
+     * When a person first allowed this client on the consent page. A registered client never allowed is unused:
+     * the hourly purge drops it after 30 days (docs/mcp.md, "Authorization server").
      */
     grantedAt: at("granted_at"),
   },
@@ -137,6 +138,8 @@ export const oauthTokens = pgTable(
     index("oauth_tokens_grant_idx").on(t.accountId, t.clientId),
     // Deleting an unused client cascades to its tokens: found by client, not by a scan.
     index("oauth_tokens_client_idx").on(t.clientId),
+    // The hourly purge finds the few sealed answers left, not every token.
+    index("oauth_tokens_replay_idx").on(t.usedAt).where(sql`${t.replay} is not null`),
     index("oauth_tokens_key_idx").on(t.keyId),
     index("oauth_tokens_expires_idx").on(t.expiresAt),
   ],
