@@ -15,6 +15,7 @@ import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { TestOAuthProvider } from "@/server/mcp/testing";
+import { REFRESH_REUSE_GRACE_MS } from "@/server/oauth/service";
 import { createSession } from "@/server/sessions/service";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { type NextServer, startNextServer } from "./fixtures";
@@ -201,7 +202,9 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(as.issuer).toBe(base);
     });
 
-    it("register -> authorize -> consent -> token -> tools/list and tools/call -> refresh -> revoke", async () => {
+    it("register -> authorize -> consent -> token -> tools/list and tools/call -> refresh -> revoke", {
+      timeout: 60_000,
+    }, async () => {
       const provider = new TestOAuthProvider({ redirectUrl: REDIRECT, clientName: "E2E Claude" });
       const client = await connectWithOAuth(provider);
       expect(provider.clientInformation()?.client_id).toMatch(/^oac_/);
@@ -234,7 +237,8 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(provider.tokens()?.refresh_token).not.toBe(before?.refresh_token);
       expect((await refreshed.listTools()).tools).toHaveLength(15);
 
-      // The old refresh token again: reuse detected, the grant is revoked.
+      // The old refresh token again once the reuse grace is over: reuse detected, the grant is revoked.
+      await new Promise((resolve) => setTimeout(resolve, REFRESH_REUSE_GRACE_MS + 1000));
       const reuse = await tokenRequest({
         grant_type: "refresh_token",
         client_id: provider.clientInformation()?.client_id ?? "",
@@ -470,11 +474,20 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
     }
 
     it.each([
-      ["missing PKCE", { code_challenge: null, code_challenge_method: null }, "invalid_request"],
-      ["plain PKCE", { code_challenge_method: "plain" }, "invalid_request"],
-      ["wrong resource", { resource: "https://elsewhere.example/mcp" }, "invalid_target"],
-    ] as const)(
-      "authorize with %s: redirected with the error, state and iss",
+      ["missing PKCE", { code_challenge: null, code_challenge_method: null }],
+      ["plain PKCE", { code_challenge_method: "plain" }],
+    ] as const)("L2: authorize with %s: the error page, never the redirect", async (_, overrides) => {
+      const res = await fetch(authorizeUrl(overrides, "x".repeat(43)), { redirect: "manual" });
+      expect(res.headers.get("location")).toBe(
+        `${base}/oauth/error?error=invalid_request&reason=oauth_request_malformed`,
+      );
+      const page = await fetch(res.headers.get("location") ?? "");
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("authorization request is incomplete or malformed");
+    });
+
+    it.each([["wrong resource", { resource: "https://elsewhere.example/mcp" }, "invalid_target"]] as const)(
+      "authorize with %s (otherwise well-formed): redirected with the error, state and iss",
       async (_, overrides, error) => {
         const res = await fetch(authorizeUrl(overrides, "x".repeat(43)), { redirect: "manual" });
         const location = new URL(res.headers.get("location") ?? "");
@@ -530,6 +543,34 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(
         (await rawMcp(tokens.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status,
       ).toBe(401);
+    });
+  });
+
+  describe("refresh-token reuse grace over the production start", () => {
+    it("two simultaneous refreshes with one token get the same pair; the pair works and rotates", async () => {
+      const provider = new TestOAuthProvider({ redirectUrl: REDIRECT, clientName: "E2E Parallel" });
+      const client = await connectWithOAuth(provider);
+      await client.close();
+      const clientId = provider.clientInformation()?.client_id ?? "";
+      const refreshToken = provider.tokens()?.refresh_token ?? "";
+      const responses = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          tokenRequest({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken }),
+        ),
+      );
+      const bodies = await Promise.all(responses.map((res) => res.text()));
+      expect(responses.map((res) => res.status)).toEqual([200, 200, 200]);
+      expect(new Set(bodies).size).toBe(1);
+      const pair = JSON.parse(bodies[0] ?? "{}") as { access_token: string; refresh_token: string };
+      expect((await rawMcp(pair.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(
+        200,
+      );
+      const next = await tokenRequest({
+        grant_type: "refresh_token",
+        client_id: clientId,
+        refresh_token: pair.refresh_token,
+      });
+      expect(next.status).toBe(200);
     });
   });
 

@@ -132,7 +132,41 @@ test.describe("OAuth consent in the dashboard", () => {
       page.getByRole("heading", { level: 1, name: "This app's request cannot be completed" }),
     ).toBeVisible();
     await expect(page.getByTestId("oauth-error-detail")).toContainText("Unknown client_id.");
+    await expect(page.getByTestId("oauth-error-code")).toHaveText("Error code: invalid_client");
     await checkA11y(page);
     await screenshot(page, "oauth-error");
+  });
+
+  test("L8: the error page shows only catalogue text, never what its query string says", async ({ page }) => {
+    const bait = "Your account is suspended, call +1 555 0100";
+    await page.goto(
+      `/oauth/error?${new URLSearchParams({
+        error: "Call +1 555 0100",
+        error_description: bait,
+        reason: "oauth_made_up",
+        detail: bait,
+      })}`,
+    );
+    await expect(
+      page.getByRole("heading", { level: 1, name: "This app's request cannot be completed" }),
+    ).toBeVisible();
+    await expect(page.locator("main")).not.toContainText("555");
+    await expect(page.getByTestId("oauth-error-detail")).toHaveCount(0);
+    await expect(page.getByTestId("oauth-error-code")).toHaveCount(0);
+
+    // A known reason is shown in the person's language, from the catalogue.
+    for (const [language, text] of [
+      ["es", "El documento de metadatos de cliente de la aplicación está en un host que no está permitido."],
+      ["pt", "O documento de metadados de cliente do aplicativo está em um host que não é permitido."],
+      ["en", "The app's client metadata document is on a host that is not allowed."],
+    ] as const) {
+      await page
+        .context()
+        .addCookies([{ name: "marea_lang", value: language, url: process.env.E2E_BASE_URL ?? "" }]);
+      await page.goto("/oauth/error?error=invalid_client&reason=oauth_client_host_not_allowed");
+      await expect(page.getByTestId("oauth-error-detail")).toHaveText(text);
+    }
+    await checkA11y(page);
+    await screenshot(page, "oauth-error-host-not-allowed");
   });
 });

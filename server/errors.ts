@@ -282,6 +282,43 @@ export const ERROR_CATALOGUE = {
     es: "Esta solicitud de autorización caducó o ya fue respondida. Vuelve a empezar desde la aplicación.",
     pt: "Esta solicitação de autorização expirou ou já foi respondida. Comece de novo pelo aplicativo.",
   }),
+  // Why `/oauth/authorize` could not answer at the client's redirect URI: the only texts `/oauth/error` shows
+  // (docs/mcp.md, "Authorize"); never a detail of the request, a fetched host or its address.
+  oauth_client_unknown: entry(400, "invalid_request", false, {
+    en: "Unknown client_id. The app is not registered with Marea, or its registration has expired: remove Marea from the app and add it again.",
+    es: "client_id desconocido. La aplicación no está registrada en Marea o su registro caducó: quita Marea de la aplicación y vuelve a añadirla.",
+    pt: "client_id desconhecido. O aplicativo não está registrado no Marea ou o registro expirou: remova o Marea do aplicativo e adicione-o novamente.",
+  }),
+  oauth_client_host_not_allowed: entry(400, "invalid_request", false, {
+    en: "The app's client metadata document is on a host that is not allowed.",
+    es: "El documento de metadatos de cliente de la aplicación está en un host que no está permitido.",
+    pt: "O documento de metadados de cliente do aplicativo está em um host que não é permitido.",
+  }),
+  oauth_client_document_unavailable: entry(400, "invalid_request", true, {
+    en: "The app's client metadata document could not be fetched. Try again later; if it keeps happening, tell the app's makers.",
+    es: "No se pudo obtener el documento de metadatos de cliente de la aplicación. Inténtalo más tarde; si sigue pasando, avisa a quienes hacen la aplicación.",
+    pt: "Não foi possível obter o documento de metadados de cliente do aplicativo. Tente mais tarde; se continuar acontecendo, avise quem faz o aplicativo.",
+  }),
+  oauth_client_document_invalid: entry(400, "invalid_request", false, {
+    en: "The app's client metadata document is not valid, so Marea cannot trust it.",
+    es: "El documento de metadatos de cliente de la aplicación no es válido, así que Marea no puede confiar en él.",
+    pt: "O documento de metadados de cliente do aplicativo não é válido, então o Marea não pode confiar nele.",
+  }),
+  oauth_redirect_uri_unregistered: entry(400, "invalid_request", false, {
+    en: "redirect_uri is not one this client registered. Marea only sends answers to an address the app registered.",
+    es: "redirect_uri no es una de las direcciones que registró este cliente. Marea solo envía respuestas a una dirección que la aplicación registró.",
+    pt: "redirect_uri não é um dos endereços que este cliente registrou. O Marea só envia respostas para um endereço que o aplicativo registrou.",
+  }),
+  oauth_request_malformed: entry(400, "invalid_request", false, {
+    en: "The app's authorization request is incomplete or malformed (it must ask for response_type=code with an S256 PKCE challenge).",
+    es: "La solicitud de autorización de la aplicación está incompleta o mal formada (debe pedir response_type=code con un desafío PKCE S256).",
+    pt: "A solicitação de autorização do aplicativo está incompleta ou malformada (ela deve pedir response_type=code com um desafio PKCE S256).",
+  }),
+  oauth_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many authorization requests came from your network. Wait a few minutes and connect again from the app.",
+    es: "Llegaron demasiadas solicitudes de autorización desde tu red. Espera unos minutos y vuelve a conectar desde la aplicación.",
+    pt: "Chegaram solicitações de autorização demais da sua rede. Aguarde alguns minutos e conecte novamente pelo aplicativo.",
+  }),
   connected_app_not_found: entry(404, "not_found", false, {
     en: "No connected app was found with that client id.",
     es: "No se encontró ninguna aplicación conectada con ese client id.",

@@ -55,7 +55,7 @@ export const JOBS: Record<string, Job> = {
   },
   "purge-oauth": {
     description:
-      "Drop OAuth codes and tokens expired a day ago, stale authorization requests and registration limits",
+      "Drop OAuth codes and tokens expired a day ago, stale authorization requests, old rate-limit windows, refresh answers past their reuse grace and unused clients",
     run: async (db, now) => ({ ...(await purgeExpiredOAuthData(db, now)) }),
   },
   "purge-deliveries": {

@@ -1,19 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
 import { resetEnvForTests } from "@/server/env";
+import { inProcessFetch } from "@/server/mcp/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
 import {
   cacheSeconds,
+  DOCUMENT_FETCH_LIMITS,
   METADATA_DOCUMENT_MAX_BYTES,
   metadataDocumentUrlProblem,
   resolveClient,
 } from "./clients";
 import { OAuthError } from "./errors";
-import { getConsentRequest, startAuthorization } from "./service";
-import { authorizeParams, pkcePair, requestIdOf, TEST_REDIRECT_URI } from "./testing";
+import { exchangeToken, getConsentRequest, revokeToken, startAuthorization } from "./service";
+import { authorizeParams, pkcePair, requestIdOf, TEST_REDIRECT_URI, uniqueClientIp } from "./testing";
 
 // docs/mcp.md, "Client ID metadata documents": fetched with the webhooks' SSRF-safe pinned fetch (public addresses
 // only; loopback here through the local-test switch), no redirects, 5 KB and 5 s at most, cached by Cache-Control.
@@ -195,7 +198,7 @@ describe("client ID metadata documents", () => {
     const merchant = await createMerchant({ verified: true });
     const outcome = await startAuthorization(
       await dbReady(),
-      authorizeParams(`${base}/flow.json`, pkcePair().challenge),
+      { params: authorizeParams(`${base}/flow.json`, pkcePair().challenge), ip: uniqueClientIp() },
       new Date(),
     );
     if (outcome.kind !== "consent") throw new Error(`expected consent: ${JSON.stringify(outcome)}`);
@@ -208,6 +211,107 @@ describe("client ID metadata documents", () => {
       clientKind: "metadata_document",
       clientHost: new URL(base).host,
       clientUri: "https://doc-client.example.com",
+    });
+  });
+});
+
+describe("L1: a metadata document's fetch discloses nothing about our network", () => {
+  async function withoutLocalSwitch<T>(work: () => Promise<T>): Promise<T> {
+    process.env.UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS = "";
+    resetEnvForTests();
+    try {
+      return await work();
+    } finally {
+      process.env.UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS = "1";
+      resetEnvForTests();
+    }
+  }
+
+  it("L1: a name resolving to a private address, or not resolving, is 'not allowed', without the address or resolver code", async () => {
+    // This machine's own name resolves to one of its addresses (loopback or private), like an internal name.
+    const internal = `https://${hostname()}/client.json`;
+    const missing = `https://no-such-host-${Date.now()}.invalid/client.json`;
+    await withoutLocalSwitch(async () => {
+      for (const clientId of [internal, missing]) {
+        const error = await refusal(clientId);
+        expect(error.code).toBe("invalid_client");
+        expect(error.reason).toBe("oauth_client_host_not_allowed");
+        expect(error.description).toBe(
+          "The client metadata document could not be fetched (blocked: the host is not allowed).",
+        );
+        const outcome = await startAuthorization(
+          await dbReady(),
+          { params: authorizeParams(clientId, pkcePair().challenge), ip: uniqueClientIp() },
+          new Date(),
+        );
+        expect(outcome.kind).toBe("error_page");
+        const shown = JSON.stringify(outcome);
+        for (const leak of ["127.0.0.1", "10.", "192.168.", "ENOTFOUND", "EAI_AGAIN", "resolve", hostname()])
+          expect(shown.replace(clientId, ""), leak).not.toContain(leak);
+      }
+    });
+  });
+
+  it("L1: the authorize redirect to the error page carries only the error and a catalogue reason", async () => {
+    await withoutLocalSwitch(async () => {
+      const res = await inProcessFetch(
+        `http://localhost:3000/oauth/authorize?${authorizeParams(`https://${hostname()}/client.json`, pkcePair().challenge)}`,
+        { headers: { "x-forwarded-for": uniqueClientIp() } },
+      );
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.get("location") ?? "");
+      expect(location.pathname).toBe("/oauth/error");
+      expect([...location.searchParams.keys()].sort()).toEqual(["error", "reason"]);
+      expect(location.searchParams.get("error")).toBe("invalid_client");
+      expect(location.searchParams.get("reason")).toBe("oauth_client_host_not_allowed");
+    });
+  });
+
+  it("L1: the token and revocation endpoints never fetch a document (only authorize does, and keeps a copy)", async () => {
+    serveJson("/never.json", document("/never.json"));
+    const db = await dbReady();
+    const token = await exchangeToken(
+      db,
+      {
+        form: new URLSearchParams({
+          grant_type: "refresh_token",
+          client_id: `${base}/never.json`,
+          refresh_token: "x",
+        }),
+        clientId: null,
+      },
+      new Date(),
+    ).catch((error: unknown) => error);
+    expect(token).toBeInstanceOf(OAuthError);
+    expect((token as OAuthError).code).toBe("invalid_client");
+    const revoked = await revokeToken(
+      db,
+      { form: new URLSearchParams({ token: "x", client_id: `${base}/never.json` }), clientId: null },
+      new Date(),
+    ).catch((error: unknown) => error);
+    expect((revoked as OAuthError).code).toBe("invalid_client");
+    expect(hits.get("/never.json")).toBeUndefined();
+  });
+
+  it(`L1: fetches are limited to ${DOCUMENT_FETCH_LIMITS.perIp} per 10 minutes per address; kept copies do not count`, async () => {
+    serveJson("/limited.json", document("/limited.json"), { "cache-control": "no-store" });
+    serveJson("/kept.json", document("/kept.json"), { "cache-control": "max-age=600" });
+    const db = await dbReady();
+    const ip = uniqueClientIp();
+    for (let i = 0; i < 3; i++) await resolveClient(db, `${base}/kept.json`, new Date(), { ip });
+    for (let i = 0; i < DOCUMENT_FETCH_LIMITS.perIp - 1; i++)
+      await resolveClient(db, `${base}/limited.json`, new Date(), { ip });
+    const over = await resolveClient(db, `${base}/limited.json`, new Date(), { ip }).catch(
+      (error: unknown) => error,
+    );
+    expect(over).toBeInstanceOf(OAuthError);
+    expect((over as OAuthError).code).toBe("temporarily_unavailable");
+    expect((over as OAuthError).reason).toBe("oauth_rate_limited");
+    expect(hits.get("/limited.json")).toBe(DOCUMENT_FETCH_LIMITS.perIp - 1);
+    await expect(
+      resolveClient(db, `${base}/limited.json`, new Date(), { ip: uniqueClientIp() }),
+    ).resolves.toMatchObject({
+      kind: "metadata_document",
     });
   });
 });

@@ -1,13 +1,13 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/server/db/client";
 import { env } from "@/server/env";
-import { sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { classifyHost, normalizeHost, SafeFetchError, safeFetch } from "@/server/webhooks/url-guard";
-import { OAuthError } from "./errors";
-import { oauthClients, oauthRateLimits } from "./tables";
+import { type AuthorizePageReason, OAuthError } from "./errors";
+import { consumeLimit, type WindowedLimit } from "./limits";
+import { oauthClients } from "./tables";
 
 /**
  * OAuth clients (docs/mcp.md, "Clients"): dynamic registration (RFC 7591) and client ID metadata documents, the
@@ -23,8 +23,28 @@ export const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 export const METADATA_DOCUMENT_TIMEOUT_MS = 5000;
 /** A document is reused for at most a day, whatever its Cache-Control says. */
 export const METADATA_DOCUMENT_MAX_AGE_S = 86_400;
-/** `/oauth/register`, per fixed one-hour window: per client IP, and for the whole service. */
-export const REGISTRATION_LIMITS = { perIp: 20, global: 1000, windowSeconds: 3600 } as const;
+/**
+ * `/oauth/register`, per fixed one-hour window (docs/security.md, "OAuth"): per client address, per network (/24,
+ * /48), and a service-wide ceiling ten times the old one, kept only as a storage backstop: with the network
+ * buckets, spending it takes 167 networks, not 50 addresses.
+ */
+export const REGISTRATION_LIMITS = {
+  name: "register",
+  windowSeconds: 3600,
+  perIp: 20,
+  perNetwork: 60,
+  global: 10_000,
+} as const satisfies WindowedLimit;
+/**
+ * Metadata documents fetched by `/oauth/authorize`, per fixed 10-minute window, per client address and network:
+ * each fetch is an outbound request a stranger chose (docs/security.md, "OAuth").
+ */
+export const DOCUMENT_FETCH_LIMITS = {
+  name: "authorize-fetch",
+  windowSeconds: 600,
+  perIp: 30,
+  perNetwork: 100,
+} as const satisfies WindowedLimit;
 
 // Schemes a redirect must never use: they run code, read files or reach the network unchecked.
 const FORBIDDEN_SCHEMES = new Set([
@@ -240,34 +260,6 @@ function keptMetadata(metadata: z.infer<typeof RegistrationRequest>): Record<str
 }
 
 /**
- * Counts one registration in the client IP's bucket and the global one (atomic `insert … on conflict … returning`)
- * and refuses past either limit with 429 `temporarily_unavailable` and Retry-After. Counted before the work, in
- * its own statement, so refused attempts count too.
- */
-async function countRegistration(db: Db, ip: string | null, now: Date): Promise<void> {
-  const window = REGISTRATION_LIMITS.windowSeconds;
-  const windowStart = Math.floor(now.getTime() / 1000 / window) * window;
-  const buckets: { key: string; limit: number }[] = [
-    { key: "register:all", limit: REGISTRATION_LIMITS.global },
-  ];
-  if (ip) buckets.push({ key: `register:ip:${ip}`, limit: REGISTRATION_LIMITS.perIp });
-  const hashed = buckets.map((bucket) => ({ ...bucket, key: sha256Hex(bucket.key) }));
-  const rows = await db
-    .insert(oauthRateLimits)
-    .values(hashed.map((bucket) => ({ key: bucket.key, windowStart, count: 1 })))
-    .onConflictDoUpdate({
-      target: [oauthRateLimits.key, oauthRateLimits.windowStart],
-      set: { count: sql`${oauthRateLimits.count} + 1` },
-    })
-    .returning({ key: oauthRateLimits.key, count: oauthRateLimits.count });
-  const isOver = hashed.some((bucket) => (rows.find((r) => r.key === bucket.key)?.count ?? 0) > bucket.limit);
-  if (isOver)
-    throw new OAuthError("temporarily_unavailable", "Too many client registrations. Try again later.", {
-      retryAfterSeconds: Math.max(1, Math.ceil(windowStart + window - now.getTime() / 1000)),
-    });
-}
-
-/**
  * RFC 7591 dynamic client registration (deprecated by the MCP revision 2026-07-28 in favour of client ID metadata
  * documents, and still what many clients use). Rate limited; the redirect policy applies to every URI.
  */
@@ -276,7 +268,13 @@ export async function registerClient(
   input: { metadata: unknown; ip: string | null },
   now: Date,
 ): Promise<RegisteredClient> {
-  await countRegistration(db, input.ip, now);
+  await consumeLimit(
+    db,
+    REGISTRATION_LIMITS,
+    input.ip,
+    now,
+    "Too many client registrations. Try again later.",
+  );
   const metadata = validateClientMetadata(input.metadata, "registration");
   const id = newId("oac");
   await db.insert(oauthClients).values({
@@ -345,10 +343,20 @@ export function cacheSeconds(cacheControl: string | undefined): number {
   return maxAge === undefined ? 0 : Math.min(Number(maxAge), METADATA_DOCUMENT_MAX_AGE_S);
 }
 
+/** A refusal of a fetched document: what the client and the person may see, never where the fetch went. */
+function documentRefused(
+  description: string,
+  reason: AuthorizePageReason = "oauth_client_document_invalid",
+): OAuthError {
+  return new OAuthError("invalid_client", description, { reason });
+}
+
 /**
  * Fetches a client ID metadata document through the webhooks' SSRF-safe pinned fetch (public addresses only, no
  * redirects), 5 KB and 5 s at most, and checks it: a JSON object whose `client_id` is exactly the URL, with a
- * name and redirect URIs the policy accepts.
+ * name and redirect URIs the policy accepts. Why a fetch failed (a resolved private address, a resolver error
+ * code) is logged here and never put in the error: the caller is a stranger mapping our network
+ * (docs/security.md, "OAuth").
  */
 async function fetchMetadataDocument(
   clientId: string,
@@ -363,55 +371,80 @@ async function fetchMetadataDocument(
       allowLocal: allowLocalDocuments(),
     });
   } catch (error) {
-    const reason = error instanceof SafeFetchError ? `${error.kind}: ${error.message}` : "the fetch failed";
-    throw new OAuthError("invalid_client", `The client metadata document could not be fetched (${reason}).`);
+    const kind = error instanceof SafeFetchError ? error.kind : "error";
+    log("warn", "client metadata document not fetched", { clientId, kind, error });
+    if (kind === "blocked")
+      throw documentRefused(
+        "The client metadata document could not be fetched (blocked: the host is not allowed).",
+        "oauth_client_host_not_allowed",
+      );
+    throw documentRefused(
+      kind === "timeout"
+        ? "The client metadata document could not be fetched (timeout)."
+        : "The client metadata document could not be fetched.",
+      "oauth_client_document_unavailable",
+    );
   }
   if (response.status !== 200)
-    throw new OAuthError(
-      "invalid_client",
+    throw documentRefused(
       `The client metadata document answered HTTP ${response.status} (redirects are not followed).`,
+      "oauth_client_document_unavailable",
     );
   if (Buffer.byteLength(response.body, "utf8") > METADATA_DOCUMENT_MAX_BYTES)
-    throw new OAuthError("invalid_client", "The client metadata document is larger than 5 KB.");
+    throw documentRefused("The client metadata document is larger than 5 KB.");
   let document: unknown;
   try {
     document = JSON.parse(response.body);
   } catch {
-    throw new OAuthError("invalid_client", "The client metadata document is not valid JSON.");
+    throw documentRefused("The client metadata document is not valid JSON.");
   }
   if (typeof document !== "object" || document === null || Array.isArray(document))
-    throw new OAuthError("invalid_client", "The client metadata document is not a JSON object.");
+    throw documentRefused("The client metadata document is not a JSON object.");
   if ((document as { client_id?: unknown }).client_id !== clientId)
-    throw new OAuthError("invalid_client", "The client metadata document's client_id is not its own URL.");
+    throw documentRefused("The client metadata document's client_id is not its own URL.");
   let metadata: ReturnType<typeof validateClientMetadata>;
   try {
     metadata = validateClientMetadata(document, "document");
   } catch (error) {
-    if (error instanceof OAuthError) throw new OAuthError("invalid_client", error.description);
+    if (error instanceof OAuthError) throw documentRefused(error.description);
     throw error;
   }
   return { metadata, maxAgeSeconds: cacheSeconds(response.headers["cache-control"]) };
 }
 
+function unknownClient(description = "Unknown client_id."): OAuthError {
+  return new OAuthError("invalid_client", description, { reason: "oauth_client_unknown" });
+}
+
 /**
- * The client a `client_id` names, or `invalid_client`. A registered client is read from the table; a metadata
- * document is fetched unless a copy fetched within its Cache-Control lifetime is kept (`refresh: false` reads
- * whatever copy exists, for the token and revocation endpoints, which need the id only).
+ * The client a `client_id` names, or `invalid_client`. A registered client is read from the table. A metadata
+ * document is fetched unless a copy fetched within its Cache-Control lifetime is kept; each fetch is counted in
+ * the client address's `DOCUMENT_FETCH_LIMITS` first. `fetch: false` (the token and revocation endpoints, which
+ * need the id only) reads whatever copy exists and never fetches: a client reaches them after an authorization,
+ * which kept a copy, so a stranger cannot make them fetch URLs.
  */
 export async function resolveClient(
   db: Db,
   clientId: string,
   now: Date,
-  options: { refresh: boolean } = { refresh: true },
+  options: { fetch: false } | { fetch?: true; ip?: string | null } = {},
 ): Promise<OAuthClientRow> {
-  if (clientId.length === 0 || clientId.length > MAX_URI_LENGTH)
-    throw new OAuthError("invalid_client", "Unknown client_id.");
+  if (clientId.length === 0 || clientId.length > MAX_URI_LENGTH) throw unknownClient();
   const [known] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
   if (known?.kind === "dynamic") return known;
-  if (!isMetadataDocumentClientId(clientId)) throw new OAuthError("invalid_client", "Unknown client_id.");
-  if (known && (!options.refresh || (known.documentExpiresAt && known.documentExpiresAt > now))) return known;
+  if (!isMetadataDocumentClientId(clientId)) throw unknownClient();
+  if (known && (options.fetch === false || (known.documentExpiresAt && known.documentExpiresAt > now)))
+    return known;
+  if (options.fetch === false) throw unknownClient();
   const problem = metadataDocumentUrlProblem(clientId);
-  if (problem) throw new OAuthError("invalid_client", `A client_id metadata document URL ${problem}.`);
+  if (problem) throw unknownClient(`A client_id metadata document URL ${problem}.`);
+  await consumeLimit(
+    db,
+    DOCUMENT_FETCH_LIMITS,
+    options.ip ?? null,
+    now,
+    "Too many client metadata documents fetched for this address. Try again later.",
+  );
   const { metadata, maxAgeSeconds } = await fetchMetadataDocument(clientId);
   const values = {
     name: metadata.client_name,
@@ -429,7 +462,7 @@ export async function resolveClient(
       where: eq(oauthClients.kind, "metadata_document"),
     })
     .returning();
-  if (!row) throw new OAuthError("invalid_client", "Unknown client_id.");
+  if (!row) throw unknownClient();
   log("info", "client metadata document fetched", { clientId, cacheSeconds: maxAgeSeconds });
   return row;
 }

@@ -1,3 +1,5 @@
+import type { ErrorCode } from "@/server/errors";
+
 /**
  * The errors of the OAuth protocol endpoints (RFC 6749 section 5.2, RFC 7009, RFC 7591, RFC 8707). Their shape is
  * fixed by those RFCs (`{"error", "error_description"}`), so they are not the catalogue's envelope; pages and
@@ -16,6 +18,27 @@ export type OAuthErrorCode =
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
   | "temporarily_unavailable";
+
+/**
+ * Why an authorization request ended on `/oauth/error`: catalogue codes, the only texts that page shows
+ * (docs/mcp.md, "Authorize"). Anything else in its query string is ignored.
+ */
+export const AUTHORIZE_PAGE_REASONS = [
+  "oauth_client_unknown",
+  "oauth_client_host_not_allowed",
+  "oauth_client_document_unavailable",
+  "oauth_client_document_invalid",
+  "oauth_redirect_uri_unregistered",
+  "oauth_request_malformed",
+  "oauth_rate_limited",
+  "internal_error",
+] as const satisfies readonly ErrorCode[];
+
+export type AuthorizePageReason = (typeof AUTHORIZE_PAGE_REASONS)[number];
+
+export function isAuthorizePageReason(value: unknown): value is AuthorizePageReason {
+  return typeof value === "string" && (AUTHORIZE_PAGE_REASONS as readonly string[]).includes(value);
+}
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -36,13 +59,23 @@ export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   readonly description: string;
   readonly retryAfterSeconds: number | null;
+  /**
+   * What a person is shown when the error ends on `/oauth/error`: a catalogue code, never the description (which
+   * may name what the client sent). Unset: the page's general text only.
+   */
+  readonly reason: AuthorizePageReason | null;
 
-  constructor(code: OAuthErrorCode, description: string, options: { retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: OAuthErrorCode,
+    description: string,
+    options: { retryAfterSeconds?: number; reason?: AuthorizePageReason } = {},
+  ) {
     super(`${code}: ${description}`);
     this.name = "OAuthError";
     this.code = code;
     this.description = description;
     this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+    this.reason = options.reason ?? null;
   }
 
   get status(): number {
@@ -56,4 +89,9 @@ export class OAuthError extends Error {
 
 export function isOAuthError(value: unknown): value is OAuthError {
   return value instanceof OAuthError;
+}
+
+/** An RFC error code `/oauth/error` may print beside the reason (`server_error` included); nothing else. */
+export function isShownOAuthErrorCode(value: unknown): value is OAuthErrorCode | "server_error" {
+  return typeof value === "string" && (value === "server_error" || Object.hasOwn(STATUS, value));
 }

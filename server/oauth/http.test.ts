@@ -206,3 +206,99 @@ describe("the official client SDK's flow: 401 -> discovery -> dynamic registrati
     await client.close();
   });
 });
+
+describe("L2 and L8 over HTTP", () => {
+  it("L2: a malformed request with a registered https redirect URI is not redirected there (no open redirect)", async () => {
+    const registered = (await (
+      await get("/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": uniqueClientIp() },
+        body: JSON.stringify({ client_name: "Phish", redirect_uris: ["https://evil.example/login"] }),
+      })
+    ).json()) as { client_id: string };
+    const res = await get(
+      `/oauth/authorize?${new URLSearchParams({
+        client_id: registered.client_id,
+        redirect_uri: "https://evil.example/login",
+      })}`,
+    );
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("location") ?? "");
+    expect(location.origin).toBe("http://localhost:3000");
+    expect(location.pathname).toBe("/oauth/error");
+    expect(location.searchParams.get("reason")).toBe("oauth_request_malformed");
+    expect(location.searchParams.get("error_description")).toBeNull();
+  });
+
+  it("L8: the error page link carries no description, only the RFC code and a catalogue reason", async () => {
+    const res = await get(
+      `/oauth/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: "oac_nobody",
+        redirect_uri: "https://attacker.example/cb",
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: "S256",
+      })}`,
+    );
+    const location = new URL(res.headers.get("location") ?? "");
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      error: "invalid_client",
+      reason: "oauth_client_unknown",
+    });
+  });
+});
+
+describe("refresh-token reuse grace over the token endpoint", () => {
+  it("two simultaneous refreshes with one token (real parallel requests) get the same pair, which works", async () => {
+    const provider = new TestOAuthProvider({ redirectUrl: TEST_REDIRECT_URI, clientName: "Parallel" });
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl()), {
+      authProvider: provider,
+      fetch: inProcessFetch,
+    });
+    await expect(new Client({ name: "t", version: "1" }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const consentUrl = new URL(
+      (await inProcessFetch(provider.authorizationUrl as URL)).headers.get("location") ?? "",
+    );
+    const { redirectTo } = await decideConsent(await sessionContextFor(merchant.userId), {
+      requestId: consentUrl.searchParams.get("request") ?? "",
+      approve: true,
+    });
+    await transport.finishAuth(new URL(redirectTo).searchParams.get("code") ?? "");
+    const clientId = provider.clientInformation()?.client_id ?? "";
+    const refreshToken = provider.tokens()?.refresh_token ?? "";
+
+    const responses = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        form("/oauth/token", {
+          grant_type: "refresh_token",
+          client_id: clientId,
+          refresh_token: refreshToken,
+          resource: mcpUrl(),
+        }),
+      ),
+    );
+    const bodies = await Promise.all(responses.map((res) => res.text()));
+    for (const res of responses) expect(res.status).toBe(200);
+    for (const body of bodies) expect(body).toBe(bodies[0]);
+    const pair = JSON.parse(bodies[0] ?? "{}") as { access_token: string; refresh_token: string };
+    expect(pair.refresh_token).not.toBe(refreshToken);
+    const call = await inProcessFetch(mcpUrl(), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${pair.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(call.status).toBe(200);
+    const next = await form("/oauth/token", {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: pair.refresh_token,
+    });
+    expect(next.status).toBe(200);
+  });
+});

@@ -92,18 +92,20 @@ export async function handleAuthorize(request: Request): Promise<Response> {
       request.method === "POST"
         ? await readForm(request).catch(() => null)
         : new URL(request.url).searchParams;
-    if (params === null) return redirect(authorizeErrorPageUrl("invalid_request"));
+    if (params === null) return redirect(authorizeErrorPageUrl("invalid_request", "oauth_request_malformed"));
     const db = await dbReady();
-    const outcome = await startAuthorization(db, params, new Date());
+    const outcome = await startAuthorization(db, { params, ip: clientIp(request) }, new Date());
     if (outcome.kind === "error_page") {
-      log("info", "authorization refused before redirect", { error: outcome.error.code });
-      return redirect(authorizeErrorPageUrl(outcome.error.code, outcome.error.description));
+      // The description stays in the log: the page shows only the catalogue's text for the reason.
+      const { code, reason, description } = outcome.error;
+      log("info", "authorization refused before redirect", { error: code, reason, description });
+      return redirect(authorizeErrorPageUrl(code, reason));
     }
     return redirect(outcome.location);
   } catch (error) {
     // Nothing about the request is trusted yet: the person is told on our own page, never redirected.
     log("error", "authorization endpoint failed", { error });
-    return redirect(authorizeErrorPageUrl("server_error"));
+    return redirect(authorizeErrorPageUrl("server_error", "internal_error"));
   }
 }
 

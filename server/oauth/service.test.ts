@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { revokeKeyRow } from "@/server/accounts/keys";
 import { apiKeys } from "@/server/accounts/tables";
@@ -12,18 +13,23 @@ import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { REGISTRATION_LIMITS, redirectUriMatches, registerClient } from "./clients";
 import { OAuthError } from "./errors";
+import { networkOf } from "./limits";
 import {
+  AUTHORIZATION_REQUEST_LIMITS,
   CODE_TTL_MS,
   decideConsent,
   disconnectApp,
   exchangeToken,
   getConsentRequest,
   listConnectedApps,
+  purgeExpiredOAuthData,
+  REFRESH_REUSE_GRACE_MS,
   resolveAccessToken,
   revokeToken,
   startAuthorization,
+  UNUSED_CLIENT_TTL_MS,
 } from "./service";
-import { oauthAuthorizationRequests, oauthTokens } from "./tables";
+import { oauthAuthorizationRequests, oauthClients, oauthGrants, oauthTokens } from "./tables";
 import {
   authorizeAndApprove,
   authorizeParams,
@@ -167,7 +173,7 @@ describe("the authorization endpoint", () => {
     const { challenge } = pkcePair();
     const outcome = await startAuthorization(
       await dbReady(),
-      authorizeParams(client.client_id, challenge),
+      { params: authorizeParams(client.client_id, challenge), ip: uniqueClientIp() },
       new Date(),
     );
     expect(outcome.kind).toBe("consent");
@@ -198,7 +204,7 @@ describe("the authorization endpoint", () => {
       authorizeParams(client.client_id, challenge, { redirect_uri: null }),
       authorizeParams(client.client_id, challenge, { client_id: null }),
     ]) {
-      const outcome = await startAuthorization(db, params, new Date());
+      const outcome = await startAuthorization(db, { params: params, ip: uniqueClientIp() }, new Date());
       expect(outcome.kind, params.toString()).toBe("error_page");
     }
   });
@@ -208,28 +214,28 @@ describe("the authorization endpoint", () => {
     const { challenge } = pkcePair();
     const outcome = await startAuthorization(
       await dbReady(),
-      authorizeParams(client.client_id, challenge, { redirect_uri: "http://127.0.0.1:61234/callback" }),
+      {
+        params: authorizeParams(client.client_id, challenge, {
+          redirect_uri: "http://127.0.0.1:61234/callback",
+        }),
+        ip: uniqueClientIp(),
+      },
       new Date(),
     );
     expect(outcome.kind).toBe("consent");
   });
 
   it.each([
-    ["PKCE missing", { code_challenge: null, code_challenge_method: null }, "invalid_request"],
-    ["plain PKCE", { code_challenge_method: "plain" }, "invalid_request"],
-    ["no challenge method (plain by default)", { code_challenge_method: null }, "invalid_request"],
-    ["a malformed challenge", { code_challenge: "short" }, "invalid_request"],
     ["another resource", { resource: "https://other.example/mcp" }, "invalid_target"],
     ["an unknown scope", { scope: "marea.read admin" }, "invalid_scope"],
-    ["response_type token", { response_type: "token" }, "unsupported_response_type"],
   ] as const)(
-    "%s: the error goes back to the redirect URI with state and iss",
+    "%s (a well-formed request): the error goes back to the redirect URI with state and iss",
     async (_, override, error) => {
       const client = await registerTestClient();
       const { challenge } = pkcePair();
       const outcome = await startAuthorization(
         await dbReady(),
-        authorizeParams(client.client_id, challenge, override),
+        { params: authorizeParams(client.client_id, challenge, override), ip: uniqueClientIp() },
         new Date(),
       );
       expect(outcome.kind).toBe("redirect");
@@ -242,12 +248,62 @@ describe("the authorization endpoint", () => {
     },
   );
 
+  it.each([
+    ["PKCE missing", { code_challenge: null, code_challenge_method: null }, "invalid_request"],
+    ["plain PKCE", { code_challenge_method: "plain" }, "invalid_request"],
+    ["no challenge method (plain by default)", { code_challenge_method: null }, "invalid_request"],
+    ["a malformed challenge", { code_challenge: "short" }, "invalid_request"],
+    ["response_type token", { response_type: "token" }, "unsupported_response_type"],
+    ["no response_type", { response_type: null }, "unsupported_response_type"],
+  ] as const)(
+    "L2: %s: not redirected to the client (no open redirect), shown on the error page",
+    async (_, override, error) => {
+      const client = await registerTestClient({ redirect_uris: ["https://evil.example/login"] });
+      const { challenge } = pkcePair();
+      const outcome = await startAuthorization(
+        await dbReady(),
+        {
+          params: authorizeParams(client.client_id, challenge, {
+            redirect_uri: "https://evil.example/login",
+            ...override,
+          }),
+          ip: uniqueClientIp(),
+        },
+        new Date(),
+      );
+      expect(outcome.kind).toBe("error_page");
+      if (outcome.kind !== "error_page") return;
+      expect(outcome.error.code).toBe(error);
+      expect(outcome.error.reason).toBe("oauth_request_malformed");
+    },
+  );
+
+  it("L2: a repeated response_type, code_challenge or code_challenge_method is not redirected either", async () => {
+    const client = await registerTestClient();
+    const { challenge } = pkcePair();
+    for (const [name, value] of [
+      ["response_type", "code"],
+      ["code_challenge", challenge],
+      ["code_challenge_method", "S256"],
+      ["client_id", "oac_other"],
+    ]) {
+      const params = authorizeParams(client.client_id, challenge);
+      params.append(name ?? "", value ?? "");
+      const outcome = await startAuthorization(await dbReady(), { params, ip: uniqueClientIp() }, new Date());
+      expect(outcome.kind, name).toBe("error_page");
+    }
+  });
+
   it("a repeated parameter is refused", async () => {
     const client = await registerTestClient();
     const { challenge } = pkcePair();
     const params = authorizeParams(client.client_id, challenge);
     params.append("scope", "marea.read");
-    const outcome = await startAuthorization(await dbReady(), params, new Date());
+    const outcome = await startAuthorization(
+      await dbReady(),
+      { params: params, ip: uniqueClientIp() },
+      new Date(),
+    );
     expect(outcome.kind === "redirect" && new URL(outcome.location).searchParams.get("error")).toBe(
       "invalid_request",
     );
@@ -260,7 +316,7 @@ describe("the authorization endpoint", () => {
     for (const scope of [null, "offline_access marea.read"]) {
       const outcome = await startAuthorization(
         db,
-        authorizeParams(client.client_id, challenge, { scope }),
+        { params: authorizeParams(client.client_id, challenge, { scope }), ip: uniqueClientIp() },
         new Date(),
       );
       if (outcome.kind !== "consent") throw new Error("expected consent");
@@ -341,7 +397,7 @@ describe("consent", () => {
     const db = await dbReady();
     const outcome = await startAuthorization(
       db,
-      authorizeParams(client.client_id, pkcePair().challenge),
+      { params: authorizeParams(client.client_id, pkcePair().challenge), ip: uniqueClientIp() },
       new Date(),
     );
     if (outcome.kind !== "consent") throw new Error("expected consent");
@@ -354,7 +410,7 @@ describe("consent", () => {
 
     const later = await startAuthorization(
       db,
-      authorizeParams(client.client_id, pkcePair().challenge),
+      { params: authorizeParams(client.client_id, pkcePair().challenge), ip: uniqueClientIp() },
       new Date(),
     );
     if (later.kind !== "consent") throw new Error("expected consent");
@@ -396,7 +452,7 @@ describe("consent", () => {
     const db = await dbReady();
     const outcome = await startAuthorization(
       db,
-      authorizeParams(client.client_id, pkcePair().challenge),
+      { params: authorizeParams(client.client_id, pkcePair().challenge), ip: uniqueClientIp() },
       new Date(),
     );
     if (outcome.kind !== "consent") throw new Error("expected consent");
@@ -526,7 +582,9 @@ describe("the token endpoint", () => {
     expect(second.access_token).not.toBe(tokens.access_token);
     expect(await resolveAccessToken(db, second.access_token, new Date())).not.toBeNull();
 
-    const reuse = await oauthFailure(refresh(client.client_id, tokens.refresh_token));
+    // Past the reuse grace (a retry within it is answered again, see below).
+    const afterGrace = new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 1000);
+    const reuse = await oauthFailure(refresh(client.client_id, tokens.refresh_token, {}, afterGrace));
     expect(reuse.code).toBe("invalid_grant");
     expect(await resolveAccessToken(db, second.access_token, new Date())).toBeNull();
     expect(await resolveAccessToken(db, tokens.access_token, new Date())).toBeNull();
@@ -701,5 +759,279 @@ describe("a developer key's account can connect apps too, for its user scopes on
       await (await dbReady()).select().from(apiKeys).where(eq(apiKeys.accountId, developer.accountId))
     ).filter((row) => row.source === "oauth");
     expect(key?.scopes.some((scope) => scope.startsWith("developer:"))).toBe(false);
+  });
+});
+
+describe("L5: registration is shaped per address and per network, not by one ceiling anyone can spend", () => {
+  it(`L5: ${REGISTRATION_LIMITS.perNetwork} an hour per IPv4 /24: more addresses in one network do not buy more`, async () => {
+    const db = await dbReady();
+    const metadata = { client_name: "Net", redirect_uris: [TEST_REDIRECT_URI] };
+    const prefix = `172.${20 + ((randomBytes(1)[0] ?? 0) % 10)}.${randomBytes(1)[0]}`;
+    const perAddress = REGISTRATION_LIMITS.perIp;
+    const addresses = Math.ceil(REGISTRATION_LIMITS.perNetwork / perAddress);
+    let made = 0;
+    for (let host = 1; host <= addresses; host++)
+      for (let i = 0; i < perAddress && made < REGISTRATION_LIMITS.perNetwork; i++, made++)
+        await registerClient(db, { metadata, ip: `${prefix}.${host}` }, new Date());
+    const error = await oauthFailure(registerClient(db, { metadata, ip: `${prefix}.250` }, new Date()));
+    expect(error.code).toBe("temporarily_unavailable");
+    expect(error.retryAfterSeconds).toBeGreaterThan(0);
+    // Another network is not affected.
+    await expect(registerClient(db, { metadata, ip: uniqueClientIp() }, new Date())).resolves.toBeTruthy();
+  });
+
+  it("L5: IPv6 counts per /48, whatever /64 inside it the client rotates through", async () => {
+    expect(networkOf("2001:db8:abcd:12::/64")).toBe("2001:db8:abcd::/48");
+    expect(networkOf("2001:db8:abcd:ffff::/64")).toBe("2001:db8:abcd::/48");
+    expect(networkOf("2001:0db8:00ab::1")).toBe("2001:db8:ab::/48");
+    expect(networkOf("198.51.100.7")).toBe("198.51.100.0/24");
+    const db = await dbReady();
+    const metadata = { client_name: "Net6", redirect_uris: [TEST_REDIRECT_URI] };
+    const site = `2001:db8:${randomBytes(2).toString("hex")}`;
+    for (let i = 0; i < REGISTRATION_LIMITS.perNetwork; i++)
+      await registerClient(db, { metadata, ip: `${site}:${i.toString(16)}::/64` }, new Date());
+    const error = await oauthFailure(registerClient(db, { metadata, ip: `${site}:ffff::/64` }, new Date()));
+    expect(error.code).toBe("temporarily_unavailable");
+  });
+
+  it("L5: a client without a known address is counted (one shared bucket), never let through uncounted", async () => {
+    const db = await dbReady();
+    const metadata = { client_name: "Nobody", redirect_uris: [TEST_REDIRECT_URI] };
+    for (let i = 0; i < REGISTRATION_LIMITS.perIp; i++)
+      await registerClient(db, { metadata, ip: null }, new Date());
+    expect((await oauthFailure(registerClient(db, { metadata, ip: null }, new Date()))).code).toBe(
+      "temporarily_unavailable",
+    );
+  });
+
+  it("L5: the service-wide ceiling is a backstop far above what one network may spend", () => {
+    expect(REGISTRATION_LIMITS.global).toBeGreaterThanOrEqual(100 * REGISTRATION_LIMITS.perNetwork);
+  });
+});
+
+describe("S5: unauthenticated rows are bounded", () => {
+  it(`S5: authorization requests: ${AUTHORIZATION_REQUEST_LIMITS.perIp} per 10 minutes per address, then the error page (no row)`, async () => {
+    const client = await registerTestClient();
+    const db = await dbReady();
+    const ip = uniqueClientIp();
+    const authorize = (from: string) =>
+      startAuthorization(
+        db,
+        { params: authorizeParams(client.client_id, pkcePair().challenge), ip: from },
+        new Date(),
+      );
+    for (let i = 0; i < AUTHORIZATION_REQUEST_LIMITS.perIp; i++)
+      expect((await authorize(ip)).kind).toBe("consent");
+    const before = await db
+      .select({ id: oauthAuthorizationRequests.id })
+      .from(oauthAuthorizationRequests)
+      .where(eq(oauthAuthorizationRequests.clientId, client.client_id));
+    const refused = await authorize(ip);
+    expect(refused.kind).toBe("error_page");
+    if (refused.kind !== "error_page") return;
+    expect(refused.error.code).toBe("temporarily_unavailable");
+    expect(refused.error.reason).toBe("oauth_rate_limited");
+    const after = await db
+      .select({ id: oauthAuthorizationRequests.id })
+      .from(oauthAuthorizationRequests)
+      .where(eq(oauthAuthorizationRequests.clientId, client.client_id));
+    expect(after).toHaveLength(before.length);
+    expect((await authorize(uniqueClientIp())).kind).toBe("consent");
+  });
+
+  it("S5: the purge drops clients nobody uses, never one a grant names", async () => {
+    const db = await dbReady();
+    const now = new Date();
+    const abandoned = await registerTestClient({ client_name: "Abandoned" });
+    const recent = await registerTestClient({ client_name: "Recent" });
+    const { client: connected } = await connectTestApp(merchant.userId);
+    const disconnectedOwner = await createMerchant({ verified: true });
+    const { client: disconnected } = await connectTestApp(disconnectedOwner.userId);
+    await disconnectApp(await sessionContextFor(disconnectedOwner.userId), {
+      clientId: disconnected.client_id,
+    });
+    const documentUrl = `https://docs-${randomBytes(4).toString("hex")}.example/client.json`;
+    const usedDocumentUrl = `https://docs-${randomBytes(4).toString("hex")}.example/used.json`;
+    for (const id of [documentUrl, usedDocumentUrl])
+      await db.insert(oauthClients).values({
+        id,
+        kind: "metadata_document",
+        name: "Doc",
+        redirectUris: [TEST_REDIRECT_URI],
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
+        documentExpiresAt: now,
+      });
+    const documentOwner = await createMerchant({ verified: true });
+    const [usedDocumentKey] = await db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, documentOwner.userId))
+      .limit(1);
+    await db.insert(oauthGrants).values({
+      accountId: documentOwner.userId,
+      clientId: usedDocumentUrl,
+      keyId: usedDocumentKey?.id ?? "",
+      scopes: ["marea.read"],
+      createdAt: now,
+      updatedAt: now,
+    });
+    const longAgo = new Date(now.getTime() - UNUSED_CLIENT_TTL_MS - 60_000);
+    await db
+      .update(oauthClients)
+      .set({ createdAt: longAgo, updatedAt: longAgo })
+      .where(
+        inArray(oauthClients.id, [
+          abandoned.client_id,
+          connected.client_id,
+          disconnected.client_id,
+          documentUrl,
+          usedDocumentUrl,
+        ]),
+      );
+
+    const purged = await purgeExpiredOAuthData(db, now);
+    expect(purged.clients).toBeGreaterThanOrEqual(2);
+    const left = new Set(
+      (
+        await db
+          .select({ id: oauthClients.id })
+          .from(oauthClients)
+          .where(
+            inArray(oauthClients.id, [
+              abandoned.client_id,
+              recent.client_id,
+              connected.client_id,
+              disconnected.client_id,
+              documentUrl,
+              usedDocumentUrl,
+            ]),
+          )
+      ).map((row) => row.id),
+    );
+    expect(left.has(abandoned.client_id)).toBe(false);
+    expect(left.has(documentUrl)).toBe(false);
+    expect(left.has(recent.client_id)).toBe(true);
+    expect(left.has(connected.client_id)).toBe(true);
+    // Allowed once: a person may connect it again from the same app.
+    expect(left.has(disconnected.client_id)).toBe(true);
+    expect(left.has(usedDocumentUrl)).toBe(true);
+    expect(await listConnectedApps(await sessionContextFor(merchant.userId))).toContainEqual(
+      expect.objectContaining({ clientId: connected.client_id }),
+    );
+  });
+});
+
+describe("refresh-token reuse grace (RFC 9700 section 4.14.2)", () => {
+  it(`a retry within ${REFRESH_REUSE_GRACE_MS / 1000} s by the same client gets the SAME pair, which works`, async () => {
+    const { client, tokens } = await connectTestApp(merchant.userId);
+    const db = await dbReady();
+    const first = await refresh(client.client_id, tokens.refresh_token);
+    const retry = await refresh(
+      client.client_id,
+      tokens.refresh_token,
+      {},
+      new Date(Date.now() + REFRESH_REUSE_GRACE_MS - 2000),
+    );
+    expect(retry).toEqual(first);
+    expect(await resolveAccessToken(db, first.access_token, new Date())).not.toBeNull();
+    // The family is intact: the new refresh token rotates as usual.
+    const next = await refresh(client.client_id, first.refresh_token);
+    expect(next.refresh_token).not.toBe(first.refresh_token);
+    expect(await resolveAccessToken(db, next.access_token, new Date())).not.toBeNull();
+  });
+
+  it("the answer kept for the grace is encrypted, bound to its row, and cleared by the purge after the grace", async () => {
+    const { client, tokens } = await connectTestApp(merchant.userId);
+    const db = await dbReady();
+    const first = await refresh(client.client_id, tokens.refresh_token);
+    const [row] = await db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.hash, sha256Hex(tokens.refresh_token)));
+    expect(row?.replay).toMatch(/^v1:/);
+    for (const secret of [first.access_token, first.refresh_token, tokens.refresh_token])
+      expect(JSON.stringify(row)).not.toContain(secret);
+    const purged = await purgeExpiredOAuthData(db, new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 1000));
+    expect(purged.replays).toBeGreaterThanOrEqual(1);
+    const [after] = await db
+      .select({ replay: oauthTokens.replay })
+      .from(oauthTokens)
+      .where(eq(oauthTokens.hash, sha256Hex(tokens.refresh_token)));
+    expect(after?.replay).toBeNull();
+  });
+
+  it("after the grace, a reuse revokes the family as before", async () => {
+    const { client, tokens } = await connectTestApp(merchant.userId);
+    const db = await dbReady();
+    const first = await refresh(client.client_id, tokens.refresh_token);
+    const late = await oauthFailure(
+      refresh(
+        client.client_id,
+        tokens.refresh_token,
+        {},
+        new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 1000),
+      ),
+    );
+    expect(late.code).toBe("invalid_grant");
+    expect(await resolveAccessToken(db, first.access_token, new Date())).toBeNull();
+    expect((await oauthFailure(refresh(client.client_id, first.refresh_token))).code).toBe("invalid_grant");
+  });
+
+  it("within the grace, a reuse after the new refresh token was used, or asking other scopes, revokes the family", async () => {
+    const db = await dbReady();
+    const a = await connectTestApp(merchant.userId);
+    const firstA = await refresh(a.client.client_id, a.tokens.refresh_token);
+    const secondA = await refresh(a.client.client_id, firstA.refresh_token);
+    expect((await oauthFailure(refresh(a.client.client_id, a.tokens.refresh_token))).code).toBe(
+      "invalid_grant",
+    );
+    expect(await resolveAccessToken(db, secondA.access_token, new Date())).toBeNull();
+
+    const b = await connectTestApp(merchant.userId);
+    const firstB = await refresh(b.client.client_id, b.tokens.refresh_token);
+    expect(
+      (await oauthFailure(refresh(b.client.client_id, b.tokens.refresh_token, { scope: "marea.read" }))).code,
+    ).toBe("invalid_grant");
+    expect(await resolveAccessToken(db, firstB.access_token, new Date())).toBeNull();
+  });
+
+  it("another client presenting the token within the grace gets nothing", async () => {
+    const { client, tokens } = await connectTestApp(merchant.userId);
+    const other = await registerTestClient();
+    const first = await refresh(client.client_id, tokens.refresh_token);
+    expect((await oauthFailure(refresh(other.client_id, tokens.refresh_token))).code).toBe("invalid_grant");
+    await expect(refresh(client.client_id, tokens.refresh_token)).resolves.toEqual(first);
+  });
+
+  it("a disconnected app's retry within the grace is refused", async () => {
+    const owner = await createMerchant({ verified: true });
+    const { client, tokens } = await connectTestApp(owner.userId);
+    await refresh(client.client_id, tokens.refresh_token);
+    await disconnectApp(await sessionContextFor(owner.userId), { clientId: client.client_id });
+    expect((await oauthFailure(refresh(client.client_id, tokens.refresh_token))).code).toBe("invalid_grant");
+  });
+
+  it("two simultaneous refreshes with one token both get the same pair, and the family lives on", async () => {
+    const { client, tokens } = await connectTestApp(merchant.userId);
+    const db = await dbReady();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => refresh(client.client_id, tokens.refresh_token)),
+    );
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    expect(await resolveAccessToken(db, answers[0]?.access_token ?? "", new Date())).not.toBeNull();
+    const live = await db
+      .select({ hash: oauthTokens.hash })
+      .from(oauthTokens)
+      .where(
+        and(
+          eq(oauthTokens.clientId, client.client_id),
+          eq(oauthTokens.kind, "refresh"),
+          isNull(oauthTokens.usedAt),
+          isNull(oauthTokens.revokedAt),
+        ),
+      );
+    expect(live).toHaveLength(1);
   });
 });

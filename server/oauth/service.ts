@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, eq, gt, inArray, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, ne, notExists, or, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import { issueKey } from "@/server/accounts/keys";
 import { userScopesFor } from "@/server/accounts/scopes";
@@ -11,8 +11,10 @@ import { AppError } from "@/server/errors";
 import { randomBase62, safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
+import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
 import { clientHost, type OAuthClientRow, redirectUriMatches, resolveClient } from "./clients";
-import { OAuthError } from "./errors";
+import { type AuthorizePageReason, OAuthError } from "./errors";
+import { consumeLimit, type WindowedLimit } from "./limits";
 import { KEY_SCOPE_FOR, type McpScope, normalizeScopes, parseScopeParameter } from "./scopes";
 import {
   oauthAuthorizationRequests,
@@ -26,8 +28,9 @@ import { consentPageUrl, issuer, mcpUrl } from "./urls";
 /**
  * Marea's OAuth 2.1 authorization server for MCP clients (docs/mcp.md, "Authorization server"): authorization
  * code with PKCE (S256 only), tokens bound to the MCP URL, single-use 60-second codes, opaque 1-hour access
- * tokens, rotating refresh tokens with reuse detection, RFC 7009 revocation. Every code and token is stored only
- * as its SHA-256; a presented secret is found by its hash, never compared as text.
+ * tokens, rotating refresh tokens with reuse detection (and a 10-second grace for a retry), RFC 7009 revocation.
+ * Every code and token is stored only as its SHA-256; a presented secret is found by its hash, never compared as
+ * text.
  */
 
 export const AUTHORIZATION_REQUEST_TTL_MS = 10 * 60_000;
@@ -74,7 +77,10 @@ export type AuthorizeOutcome =
   | { kind: "consent"; location: string }
   /** Refused with an error the client receives at its redirect URI (with `state` and `iss`). */
   | { kind: "redirect"; location: string }
-  /** Refused before the redirect URI could be trusted: shown to the person, never redirected (RFC 6749 4.1.2.1). */
+  /**
+   * Refused before the redirect URI could be trusted, or a request too malformed to be a real client's: shown to
+   * the person on `/oauth/error` (its `reason` picks the text), never redirected.
+   */
   | { kind: "error_page"; error: OAuthError };
 
 const AUTHORIZE_PARAMS = [
@@ -89,35 +95,80 @@ const AUTHORIZE_PARAMS = [
 ];
 
 /**
+ * Authorization requests kept for the consent page, per fixed 10-minute window (their lifetime), per client
+ * address and network: an unauthenticated insert (docs/security.md, "OAuth").
+ */
+export const AUTHORIZATION_REQUEST_LIMITS = {
+  name: "authorize-request",
+  windowSeconds: 600,
+  perIp: 30,
+  perNetwork: 100,
+} as const satisfies WindowedLimit;
+
+function errorPage(
+  code: OAuthError["code"],
+  description: string,
+  reason: AuthorizePageReason,
+): AuthorizeOutcome {
+  return { kind: "error_page", error: new OAuthError(code, description, { reason }) };
+}
+
+/** The one value of a parameter sent once; null when absent or repeated. */
+function single(params: URLSearchParams, name: string): string | null {
+  const values = params.getAll(name);
+  return values.length === 1 ? (values[0] ?? null) : null;
+}
+
+/**
  * `GET|POST /oauth/authorize` (docs/mcp.md, "Authorize"). First the client and its redirect URI (exact match,
- * or a loopback redirect on another port); if either is wrong the person sees an error page. Then, answered at
- * the redirect URI: `response_type=code` only; PKCE required with `code_challenge_method=S256` (plain and a
- * missing method are refused); `resource`, when sent, must be the MCP URL (`invalid_target`); known scopes only.
- * A valid request is kept 10 minutes for the consent page.
+ * or a loopback redirect on another port); if either is wrong the person sees the error page. Then the request
+ * must be well-formed, or the person sees the error page too, so a registered redirect URI cannot be used as an
+ * open redirect by a link that never meant to authorize: `response_type=code` and a base64url S256
+ * `code_challenge` with `code_challenge_method=S256`, each sent once. Only a well-formed request's remaining
+ * errors go back to the redirect URI (RFC 6749 section 4.1.2.1): `resource`, when sent, must be the MCP URL
+ * (`invalid_target`), known scopes only, no request objects, no other repeated parameter. A valid request is kept
+ * 10 minutes for the consent page, counted in the client address's `AUTHORIZATION_REQUEST_LIMITS`.
  */
 export async function startAuthorization(
   db: Db,
-  params: URLSearchParams,
+  input: { params: URLSearchParams; ip: string | null },
   now: Date,
 ): Promise<AuthorizeOutcome> {
-  const clientId = params.get("client_id");
+  const { params, ip } = input;
+  const clientId = single(params, "client_id");
   if (!clientId)
-    return { kind: "error_page", error: new OAuthError("invalid_request", "client_id is missing.") };
+    return errorPage("invalid_request", "client_id is missing or repeated.", "oauth_request_malformed");
   let client: OAuthClientRow;
   try {
-    client = await resolveClient(db, clientId, now);
+    client = await resolveClient(db, clientId, now, { ip });
   } catch (error) {
     if (error instanceof OAuthError) return { kind: "error_page", error };
     throw error;
   }
   const redirectUri = params.get("redirect_uri");
   if (!redirectUri)
-    return { kind: "error_page", error: new OAuthError("invalid_request", "redirect_uri is missing.") };
+    return errorPage("invalid_request", "redirect_uri is missing.", "oauth_request_malformed");
   if (params.getAll("redirect_uri").length > 1 || !redirectUriMatches(client.redirectUris, redirectUri))
-    return {
-      kind: "error_page",
-      error: new OAuthError("invalid_request", "redirect_uri is not one this client registered."),
-    };
+    return errorPage(
+      "invalid_request",
+      "redirect_uri is not one this client registered.",
+      "oauth_redirect_uri_unregistered",
+    );
+
+  // Well-formed or not redirected at all (docs/mcp.md, "Authorize").
+  if (single(params, "response_type") !== "code")
+    return errorPage(
+      "unsupported_response_type",
+      "Only response_type=code is supported.",
+      "oauth_request_malformed",
+    );
+  const challenge = single(params, "code_challenge");
+  if (!challenge || single(params, "code_challenge_method") !== "S256" || !PKCE_CHALLENGE.test(challenge))
+    return errorPage(
+      "invalid_request",
+      "PKCE is required: a base64url SHA-256 code_challenge with code_challenge_method=S256.",
+      "oauth_request_malformed",
+    );
 
   const state = params.get("state");
   const refuse = (code: OAuthError["code"], description: string): AuthorizeOutcome => ({
@@ -134,20 +185,23 @@ export async function startAuthorization(
   if (state !== null && state.length > STATE_MAX) return refuse("invalid_request", "state is too long.");
   if (params.get("request") !== null || params.get("request_uri") !== null)
     return refuse("invalid_request", "Request objects are not supported.");
-  const responseType = params.get("response_type");
-  if (responseType !== "code")
-    return refuse("unsupported_response_type", "Only response_type=code is supported.");
-  const challenge = params.get("code_challenge");
-  if (!challenge) return refuse("invalid_request", "PKCE is required: send code_challenge with S256.");
-  if (params.get("code_challenge_method") !== "S256")
-    return refuse("invalid_request", "code_challenge_method must be S256 (plain is not accepted).");
-  if (!PKCE_CHALLENGE.test(challenge))
-    return refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier.");
   const resource = params.get("resource") ?? mcpUrl();
   if (!isOurResource(resource)) return refuse("invalid_target", `resource must be ${mcpUrl()}.`);
   const scopes = parseScopeParameter(params.get("scope"));
   if (!scopes) return refuse("invalid_scope", "Known scopes: marea.read, marea.write, marea.publish.");
 
+  try {
+    await consumeLimit(
+      db,
+      AUTHORIZATION_REQUEST_LIMITS,
+      ip,
+      now,
+      "Too many authorization requests from this address. Try again later.",
+    );
+  } catch (error) {
+    if (error instanceof OAuthError) return { kind: "error_page", error };
+    throw error;
+  }
   const id = newId("oar");
   await db.insert(oauthAuthorizationRequests).values({
     id,
@@ -323,6 +377,12 @@ async function connectApp(
   );
   const keyScopes = input.scopes.map((scope) => KEY_SCOPE_FOR[scope]);
   const name = input.client.name.slice(0, 100);
+  // A client someone allowed is in use: the purge of unused clients leaves it alone. Written once, so consents
+  // of many accounts to one popular client do not queue on its row.
+  await db
+    .update(oauthClients)
+    .set({ grantedAt: now })
+    .where(and(eq(oauthClients.id, input.client.id), isNull(oauthClients.grantedAt)));
   const [existing] = await db
     .select({ keyId: oauthGrants.keyId, revokedAt: apiKeys.revokedAt })
     .from(oauthGrants)
@@ -403,7 +463,7 @@ async function findToken(db: Db, secret: string, kind: TokenKind): Promise<Token
 async function revokeFamily(db: Db, familyId: string, now: Date, reason: string): Promise<void> {
   const rows = await db
     .update(oauthTokens)
-    .set({ revokedAt: now })
+    .set({ revokedAt: now, replay: null })
     .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)))
     .returning({ id: oauthTokens.id });
   log("warn", "oauth token family revoked", { familyId, reason, revoked: rows.length });
@@ -493,7 +553,7 @@ export async function exchangeToken(
   const form = input.form;
   const grantType = required(form, "grant_type");
   const clientId = input.clientId ?? required(form, "client_id");
-  await resolveClient(db, clientId, now, { refresh: false });
+  await resolveClient(db, clientId, now, { fetch: false });
   if (grantType === "authorization_code") return redeemCode(db, form, clientId, now);
   if (grantType === "refresh_token") return refreshTokens(db, form, clientId, now);
   throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token.");
@@ -543,6 +603,68 @@ async function redeemCode(
   return issued;
 }
 
+/**
+ * How long a rotated refresh token may be presented again by its client and get the same answer (RFC 9700
+ * section 4.14.2): a client that lost the answer to a refresh, or runs several processes refreshing at once,
+ * keeps its grant. Later, a reuse revokes the family (docs/mcp.md, "Token").
+ */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
+
+/** What a rotated refresh token's row keeps (encrypted) to answer a retry within the grace. */
+type RotationReplay = { for: string; response: TokenResponse };
+
+function sealReplay(rotatedHash: string, response: TokenResponse): string {
+  return encryptSecret(JSON.stringify({ for: rotatedHash, response } satisfies RotationReplay));
+}
+
+function openReplay(row: TokenRow): TokenResponse | null {
+  if (!row.replay) return null;
+  try {
+    const replay = JSON.parse(decryptSecret(row.replay)) as RotationReplay;
+    // Bound to its own row: a ciphertext copied onto another row answers nothing.
+    return replay.for === row.hash ? replay.response : null;
+  } catch (error) {
+    log("warn", "oauth refresh replay unreadable", { tokenId: row.id, error });
+    return null;
+  }
+}
+
+/**
+ * A rotated refresh token presented again. Within `REFRESH_REUSE_GRACE_MS` of its rotation, asking for the same
+ * scopes, while the pair it was rotated into is still unused and the grant live: the same pair again. Anything
+ * else is a reuse: the family is revoked.
+ */
+async function answerReuse(db: Db, row: TokenRow, scopes: string[], now: Date): Promise<TokenResponse> {
+  const isWithinGrace =
+    row.usedAt !== null && now.getTime() - row.usedAt.getTime() <= REFRESH_REUSE_GRACE_MS && !row.revokedAt;
+  const answer = isWithinGrace ? openReplay(row) : null;
+  if (answer && answer.scope === normalizeScopes(scopes).join(" ")) {
+    const [successor] = await db
+      .select({ hash: oauthTokens.hash })
+      .from(oauthTokens)
+      .where(
+        and(
+          eq(oauthTokens.hash, hashOf(answer.refresh_token)),
+          eq(oauthTokens.kind, "refresh"),
+          eq(oauthTokens.familyId, row.familyId),
+          isNull(oauthTokens.usedAt),
+          isNull(oauthTokens.revokedAt),
+          gt(oauthTokens.expiresAt, now),
+        ),
+      )
+      .limit(1);
+    if (successor && (await isGrantLive(db, row))) {
+      log("info", "oauth refresh answered again within the reuse grace", {
+        familyId: row.familyId,
+        tokenId: row.id,
+      });
+      return answer;
+    }
+  }
+  await revokeFamily(db, row.familyId, now, "refresh token reused");
+  throw new OAuthError("invalid_grant", "The refresh token was already used; the grant is revoked.");
+}
+
 async function refreshTokens(
   db: Db,
   form: URLSearchParams,
@@ -555,21 +677,17 @@ async function refreshTokens(
   const row = await findToken(db, secret, "refresh");
   if (!row || row.clientId !== clientId)
     throw new OAuthError("invalid_grant", "The refresh token is not valid.");
-  if (row.usedAt) {
-    await revokeFamily(db, row.familyId, now, "refresh token reused");
-    throw new OAuthError("invalid_grant", "The refresh token was already used; the grant is revoked.");
-  }
+  const asked = scopeParam === null ? row.scopes : parseScopeParameter(scopeParam);
+  if (row.usedAt) return answerReuse(db, row, asked ?? [], now);
   if (row.revokedAt) throw new OAuthError("invalid_grant", "The refresh token was revoked.");
   if (row.expiresAt <= now) throw new OAuthError("invalid_grant", "The refresh token has expired.");
   if (resource !== null && !isOurResource(resource))
     throw new OAuthError("invalid_target", `resource must be ${mcpUrl()}.`);
-  let scopes = row.scopes;
-  if (scopeParam !== null) {
-    const asked = parseScopeParameter(scopeParam);
-    if (!asked || asked.some((scope) => !row.scopes.includes(scope)))
-      throw new OAuthError("invalid_scope", "A refresh can only keep or narrow the granted scopes.");
-    scopes = asked;
-  }
+  if (!asked || asked.some((scope) => !row.scopes.includes(scope)))
+    throw new OAuthError("invalid_scope", "A refresh can only keep or narrow the granted scopes.");
+  const scopes = asked;
+  // The claim, the new pair and the sealed answer commit together: a concurrent refresh with the same token
+  // waits on the claimed row, then finds the answer to give again (answerReuse).
   const claimed = await inTransaction(db, async (tx) => {
     const [taken] = await tx
       .update(oauthTokens)
@@ -578,9 +696,16 @@ async function refreshTokens(
       .returning({ hash: oauthTokens.hash });
     if (!taken) return null;
     if (!(await isGrantLive(tx, row))) return "disconnected" as const;
-    return issueTokens(tx, row, scopes, now);
+    const issued = await issueTokens(tx, row, scopes, now);
+    await tx
+      .update(oauthTokens)
+      .set({ replay: sealReplay(row.hash, issued) })
+      .where(eq(oauthTokens.hash, row.hash));
+    return issued;
   });
   if (claimed === null) {
+    const [current] = await db.select().from(oauthTokens).where(eq(oauthTokens.hash, row.hash)).limit(1);
+    if (current?.usedAt) return answerReuse(db, current, scopes, now);
     await revokeFamily(db, row.familyId, now, "refresh token reused");
     throw new OAuthError("invalid_grant", "The refresh token was already used; the grant is revoked.");
   }
@@ -604,7 +729,7 @@ export async function revokeToken(
 ): Promise<void> {
   const token = required(input.form, "token");
   const clientId = input.clientId ?? required(input.form, "client_id");
-  await resolveClient(db, clientId, now, { refresh: false });
+  await resolveClient(db, clientId, now, { fetch: false });
   if (!TOKEN_PATTERN.test(token)) return;
   const [row] = await db
     .select()
@@ -752,15 +877,36 @@ export async function disconnectApp(
 // ---------------------------------------------------------------------------------------------------------------
 // Housekeeping
 
-/** Drops codes and tokens expired a day ago, stale authorization requests and old registration windows. */
+/** A registered client no person allowed is dropped this long after its registration. */
+export const UNUSED_CLIENT_TTL_MS = 30 * 86_400_000;
+/** A metadata document's copy no grant relies on is dropped this long after it was last fetched. */
+export const UNUSED_DOCUMENT_CLIENT_TTL_MS = 86_400_000;
+
+/**
+ * The hourly purge (docs/mcp.md, "Authorization server"): codes and tokens expired a day ago, stale
+ * authorization requests, old rate-limit windows, the sealed answers of rotations whose reuse grace is over, and
+ * clients nobody uses (docs/security.md, "OAuth"): a metadata document's copy with no grant a day after it was
+ * fetched (it is fetched again when needed), a registered client nobody ever allowed 30 days after it
+ * registered. A client some grant names is never dropped.
+ */
 export async function purgeExpiredOAuthData(
   db: Db,
   now: Date,
-): Promise<{ tokens: number; requests: number; rateLimitWindows: number }> {
+): Promise<{ tokens: number; requests: number; rateLimitWindows: number; replays: number; clients: number }> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   const tokens = await db
     .delete(oauthTokens)
     .where(lt(oauthTokens.expiresAt, dayAgo))
+    .returning({ id: oauthTokens.id });
+  const replays = await db
+    .update(oauthTokens)
+    .set({ replay: null })
+    .where(
+      and(
+        isNotNull(oauthTokens.replay),
+        lt(oauthTokens.usedAt, new Date(now.getTime() - REFRESH_REUSE_GRACE_MS)),
+      ),
+    )
     .returning({ id: oauthTokens.id });
   const requests = await db
     .delete(oauthAuthorizationRequests)
@@ -770,5 +916,39 @@ export async function purgeExpiredOAuthData(
     .delete(oauthRateLimits)
     .where(lt(oauthRateLimits.windowStart, Math.floor(dayAgo.getTime() / 1000)))
     .returning({ key: oauthRateLimits.key });
-  return { tokens: tokens.length, requests: requests.length, rateLimitWindows: windows.length };
+  const isUnused = and(
+    notExists(db.select({ one: sql`1` }).from(oauthGrants).where(eq(oauthGrants.clientId, oauthClients.id))),
+    notExists(
+      db
+        .select({ one: sql`1` })
+        .from(oauthAuthorizationRequests)
+        .where(eq(oauthAuthorizationRequests.clientId, oauthClients.id)),
+    ),
+  );
+  const clients = await db
+    .delete(oauthClients)
+    .where(
+      and(
+        isUnused,
+        or(
+          and(
+            eq(oauthClients.kind, "metadata_document"),
+            lt(oauthClients.updatedAt, new Date(now.getTime() - UNUSED_DOCUMENT_CLIENT_TTL_MS)),
+          ),
+          and(
+            eq(oauthClients.kind, "dynamic"),
+            isNull(oauthClients.grantedAt),
+            lt(oauthClients.createdAt, new Date(now.getTime() - UNUSED_CLIENT_TTL_MS)),
+          ),
+        ),
+      ),
+    )
+    .returning({ id: oauthClients.id });
+  return {
+    tokens: tokens.length,
+    requests: requests.length,
+    rateLimitWindows: windows.length,
+    replays: replays.length,
+    clients: clients.length,
+  };
 }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -31,6 +32,11 @@ export const oauthClients = pgTable(
     updatedAt: at("updated_at").notNull(),
     /** Metadata documents: reused until then (Cache-Control max-age), fetched again after. */
     documentExpiresAt: at("document_expires_at"),
+    /**
+     * When a person first allowed this client on the consent page. A registered client never allowed is unused:
+     * the hourly purge drops it after 30 days (docs/mcp.md, "Authorization server").
+     */
+    grantedAt: at("granted_at"),
   },
   (t) => [index("oauth_clients_created_idx").on(t.createdAt)],
 );
@@ -79,7 +85,12 @@ export const oauthGrants = pgTable(
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.clientId] }), uniqueIndex("oauth_grants_key_uq").on(t.keyId)],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.clientId] }),
+    uniqueIndex("oauth_grants_key_uq").on(t.keyId),
+    // The purge of unused clients asks "does any grant name this client?".
+    index("oauth_grants_client_idx").on(t.clientId),
+  ],
 );
 
 /**
@@ -114,17 +125,31 @@ export const oauthTokens = pgTable(
     /** A code redeemed, or a refresh token rotated: presenting it again is a replay. */
     usedAt: at("used_at"),
     revokedAt: at("revoked_at"),
+    /**
+     * A rotated refresh token: the answer its rotation gave (the new token pair), encrypted with the secrets key
+     * (`encryptSecret`), so a retry within the reuse grace gets the same pair (docs/mcp.md, "Token"). Never
+     * kept in clear; cleared by the hourly purge once the grace is over, and when the family is revoked.
+     */
+    replay: text("replay"),
   },
   (t) => [
     uniqueIndex("oauth_tokens_id_uq").on(t.id),
     index("oauth_tokens_family_idx").on(t.familyId),
     index("oauth_tokens_grant_idx").on(t.accountId, t.clientId),
+    // Deleting an unused client cascades to its tokens: found by client, not by a scan.
+    index("oauth_tokens_client_idx").on(t.clientId),
+    // The hourly purge finds the few sealed answers left, not every token.
+    index("oauth_tokens_replay_idx").on(t.usedAt).where(sql`${t.replay} is not null`),
     index("oauth_tokens_key_idx").on(t.keyId),
     index("oauth_tokens_expires_idx").on(t.expiresAt),
   ],
 );
 
-/** Fixed one-hour windows for `/oauth/register` (per client IP, and for the whole service); keys are hashed. */
+/**
+ * Fixed windows of the unauthenticated endpoints' limits (registration, metadata document fetches, kept
+ * authorization requests), per client address, per network and in all (docs/security.md, "OAuth"); keys are
+ * hashed, so no address is stored.
+ */
 export const oauthRateLimits = pgTable(
   "oauth_rate_limits",
   {

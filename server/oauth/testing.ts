@@ -72,7 +72,7 @@ export async function authorizeAndApprove(input: {
   const db = await dbReady();
   const outcome = await startAuthorization(
     db,
-    authorizeParams(input.clientId, input.challenge, input.params),
+    { params: authorizeParams(input.clientId, input.challenge, input.params), ip: uniqueClientIp() },
     new Date(),
   );
   if (outcome.kind !== "consent") throw new Error(`authorize refused: ${JSON.stringify(outcome)}`);

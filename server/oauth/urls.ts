@@ -1,4 +1,5 @@
 import { env } from "@/server/env";
+import type { AuthorizePageReason } from "./errors";
 
 /**
  * Where the MCP server and its authorization server live (docs/mcp.md, "Endpoints"). The issuer is APP_URL;
@@ -31,9 +32,13 @@ export function consentPageUrl(requestId: string): string {
   return `${issuer()}/dashboard/oauth/consent?${new URLSearchParams({ request: requestId })}`;
 }
 
-/** The page that explains an authorization request that cannot be answered at the client's redirect URI. */
-export function authorizeErrorPageUrl(error: string, description?: string): string {
+/**
+ * The page that explains an authorization request that cannot be answered at the client's redirect URI: the
+ * RFC error code and the catalogue code of the reason, nothing the request said (the page shows only the
+ * catalogue's text for it).
+ */
+export function authorizeErrorPageUrl(error: string, reason?: AuthorizePageReason | null): string {
   const query = new URLSearchParams({ error });
-  if (description) query.set("error_description", description);
+  if (reason) query.set("reason", reason);
   return `${issuer()}/oauth/error?${query}`;
 }

@@ -24,7 +24,7 @@ export const oauthEn = {
   "oauth.error.title": "This app's request cannot be completed",
   "oauth.error.body":
     "The app sent a request Marea cannot accept, so you were not sent back to it. Close this page and connect again from the app; if it keeps happening, tell the app's makers.",
-  "oauth.error.detail": "Technical detail: {detail}",
+  "oauth.error.code": "Error code: {code}",
   "oauth.error.back": "Go to the dashboard",
   "oauth.apps.title": "Connected apps",
   "oauth.apps.description":

@@ -27,7 +27,7 @@ export const oauthEs: Record<keyof typeof oauthEn, string> = {
   "oauth.error.title": "No se puede completar la solicitud de esta aplicación",
   "oauth.error.body":
     "La aplicación envió una solicitud que Marea no puede aceptar, así que no te devolvimos a ella. Cierra esta página y vuelve a conectar desde la aplicación; si sigue pasando, avisa a quienes la hacen.",
-  "oauth.error.detail": "Detalle técnico: {detail}",
+  "oauth.error.code": "Código de error: {code}",
   "oauth.error.back": "Ir al panel",
   "oauth.apps.title": "Aplicaciones conectadas",
   "oauth.apps.description":

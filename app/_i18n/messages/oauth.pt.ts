@@ -26,7 +26,7 @@ export const oauthPt: Record<keyof typeof oauthEn, string> = {
   "oauth.error.title": "Não é possível concluir a solicitação deste aplicativo",
   "oauth.error.body":
     "O aplicativo enviou uma solicitação que o Marea não pode aceitar, então você não foi levado de volta a ele. Feche esta página e conecte de novo pelo aplicativo; se continuar acontecendo, avise quem o faz.",
-  "oauth.error.detail": "Detalhe técnico: {detail}",
+  "oauth.error.code": "Código de erro: {code}",
   "oauth.error.back": "Ir para o painel",
   "oauth.apps.title": "Aplicativos conectados",
   "oauth.apps.description":
