@@ -13,6 +13,7 @@ import {
   nextDueAt,
   performAttempt,
   recordResults,
+  releaseClaims,
 } from "./delivery";
 import { DELIVERY_CHANNEL, onWakeDeliveries } from "./wake";
 
@@ -66,6 +67,8 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   let wanted = true;
   let backlog = false;
   let lastClaimEmpty = false;
+  /** Claim statements that failed in flight: they may have committed (see `releaseClaims`). */
+  const lostClaims: string[] = [];
   const pending: Array<{ result: AttemptResult; done: () => void }> = [];
   let flushing = false;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -93,6 +96,12 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
     pumping = true;
     try {
       db ??= await dbReady();
+      if (lostClaims.length > 0) {
+        const released = await releaseClaims(db, lostClaims);
+        if (released > 0)
+          log("info", "webhook worker: released claims lost in flight", { worker: id, released });
+        lostClaims.length = 0;
+      }
       while (running && wanted) {
         wanted = false;
         const free = concurrency - inFlight;
@@ -100,12 +109,16 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
           backlog = true;
           break;
         }
-        const jobs = await claimDueDeliveries(db, {
-          owner: `${id}:${++claimSeq}`,
-          limit: free,
-          now: new Date(),
-        });
+        const owner = `${id}:${++claimSeq}`;
+        const jobs = await claimDueDeliveries(db, { owner, limit: free, now: new Date() }).catch(
+          (error: unknown) => {
+            if (isDatabaseUnavailable(error)) lostClaims.push(owner);
+            throw error;
+          },
+        );
         lastClaimEmpty = jobs.length === 0;
+        // Claimed: they run now, whatever happens to the next statement.
+        for (const job of jobs) run(job);
         if (jobs.length === free) {
           wanted = true;
           backlog = true;
@@ -114,7 +127,6 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
           const dueAt = await nextDueAt(db, new Date());
           if (dueAt) scheduleRetry(dueAt.getTime());
         }
-        for (const job of jobs) run(job);
       }
     } catch (error) {
       log("error", "webhook worker: claim failed", { worker: id, error });
