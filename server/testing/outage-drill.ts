@@ -147,9 +147,12 @@ export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): 
   stopAt = started + options.beforeMs + options.cutMs + options.afterMs;
   const load = Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
   await new Promise((resolve) => setTimeout(resolve, options.beforeMs));
-  await setup.proxy.cut(options.mode);
-  await new Promise((resolve) => setTimeout(resolve, options.cutMs));
-  await setup.proxy.restore();
+  // cutMs 0: the same load without a cut (a baseline).
+  if (options.cutMs > 0) {
+    await setup.proxy.cut(options.mode);
+    await new Promise((resolve) => setTimeout(resolve, options.cutMs));
+    await setup.proxy.restore();
+  }
   returnedAt = Date.now();
   const [healthAt, meAt] = await Promise.all([
     firstOk("/healthz", {}),
