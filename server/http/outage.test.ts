@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
@@ -8,7 +9,6 @@ import { type ProductionServer, startProductionServer } from "@/server/testing/p
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { startTcpProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
 import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "@/server/webhooks/testing";
-import { createDeveloper } from "../accounts/testing";
 
 /**
  * The production start under a database that goes away (docs/operations.md, "Database outages"): PostgreSQL is

@@ -16,7 +16,8 @@ import type { CutMode, TcpProxy } from "./tcp-proxy";
  */
 export type DrillSetup = {
   baseUrl: string;
-  proxy: TcpProxy;
+  /** The proxy the server reaches the database through; null when the drill's `outage` does the cutting. */
+  proxy: TcpProxy | null;
   /** A direct connection to the same database (not through the proxy), to count what was written. */
   db: Db;
   receiver: Receiver;
@@ -28,8 +29,11 @@ export type DrillSetup = {
 };
 
 export type DrillOptions = {
-  mode: CutMode;
+  mode: CutMode | "restart";
+  /** How long the proxy cuts the database (0: no cut, a baseline). */
   cutMs: number;
+  /** The outage itself when it is not the proxy's (a real restart of PostgreSQL): resolves when it is over. */
+  outage?: () => Promise<void>;
   /** Partners placing orders at once. */
   clients: number;
   /** Load before the cut, and after the return. */
@@ -40,7 +44,7 @@ export type DrillOptions = {
 };
 
 export type DrillFigures = {
-  mode: CutMode;
+  mode: DrillOptions["mode"];
   requests: number;
   /** Requests that took over 10 s, or never got an answer before the drill's end. */
   slowRequests: number;
@@ -147,8 +151,9 @@ export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): 
   stopAt = started + options.beforeMs + options.cutMs + options.afterMs;
   const load = Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
   await new Promise((resolve) => setTimeout(resolve, options.beforeMs));
-  // cutMs 0: the same load without a cut (a baseline).
-  if (options.cutMs > 0) {
+  if (options.outage) await options.outage();
+  else if (options.cutMs > 0 && setup.proxy && options.mode !== "restart") {
+    // cutMs 0: the same load without a cut (a baseline).
     await setup.proxy.cut(options.mode);
     await new Promise((resolve) => setTimeout(resolve, options.cutMs));
     await setup.proxy.restore();
