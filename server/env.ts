@@ -24,6 +24,13 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /** `false` stops preparing statements (a pooler in transaction mode without prepared-statement support). */
   DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
+  /**
+   * Bounds on every database call (docs/operations.md, "Database outages"): opening a connection, waiting for a
+   * free one in the pool, and one statement on the server (`statement_timeout`; 0 leaves the server's own).
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   DATA_DIR: z.string().min(1).default(".data"),
   /** The embedded database's folder (default `<DATA_DIR>/pglite`); `memory://` keeps it in memory (tests). */
   PGLITE_DIR: z.string().min(1).optional(),

@@ -63,22 +63,55 @@ function createState(): DbState {
 }
 
 function createPostgresState(url: string): DbState {
-  const client = postgres(url, {
-    max: env().DATABASE_POOL_SIZE,
-    onnotice: () => {},
-    connect_timeout: 5,
-  });
-  // Prepared statements, and BEGIN sent with a transaction's first statement (round-trips.ts).
-  const preparedStatements = env().DATABASE_PREPARED_STATEMENTS === "true";
-  const db = drizzlePostgres(withFewerRoundTrips(client, { preparedStatements }), {
-    schema,
-  }) as unknown as Db;
+  const config = env();
+  const client = postgres(url, postgresOptions({ max: config.DATABASE_POOL_SIZE }));
+  // Prepared statements, BEGIN sent with a transaction's first statement, and the pool-wait bound (round-trips.ts).
+  const db = drizzlePostgres(
+    withFewerRoundTrips(client, {
+      preparedStatements: config.DATABASE_PREPARED_STATEMENTS === "true",
+      poolWaitMs: config.DATABASE_POOL_WAIT_MS,
+    }),
+    { schema },
+  ) as unknown as Db;
   const ready = (async () => {
     const { migratePostgres } = await import("./migrate");
-    await migratePostgres(db, url);
+    await migratePostgres(url);
     return db;
   })();
   return { kind: "postgres", db, ready, close: () => client.end({ timeout: 5 }) };
+}
+
+/**
+ * postgres.js options for every connection the service opens (docs/operations.md, "Database outages"):
+ *
+ * - `connect_timeout`: a connection that cannot be opened fails its statement instead of waiting;
+ * - `backoff`: after a failed connection, the next attempt comes within a second (postgres.js's own grows to
+ *   20 s, and a pool that had seen the database away then took up to that long to come back);
+ * - `statement_timeout` (a startup parameter, so it costs no round trip): a statement the server cannot finish
+ *   in time fails, and nothing waits on it; migrations run on their own connection without it.
+ *
+ * The driver itself is patched (patches/postgres+3.4.9.patch): a connection lost under a statement fails that
+ * statement instead of throwing from a timer, and a reserved connection dies with its socket.
+ */
+export function postgresOptions(
+  overrides: { max: number; statementTimeout?: boolean } & Record<string, unknown>,
+): postgres.Options<Record<string, postgres.PostgresType>> {
+  const config = env();
+  const { statementTimeout = true, ...rest } = overrides;
+  return {
+    onnotice: () => {},
+    connect_timeout: config.DATABASE_CONNECT_TIMEOUT_MS / 1000,
+    backoff: reconnectBackoff,
+    ...(statementTimeout && config.DATABASE_STATEMENT_TIMEOUT_MS > 0
+      ? { connection: { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS } }
+      : {}),
+    ...rest,
+  };
+}
+
+/** Seconds before reconnect attempt `retries`: 50 ms doubling to at most 1 s, with jitter. */
+export function reconnectBackoff(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
 }
 
 function createPgliteState(): DbState {
@@ -153,7 +186,11 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
-/** True when an error means the database cannot be reached (connection refused, closed, timed out). */
+/**
+ * True when an error means the database cannot be reached or answer in time (connection refused, closed or timed
+ * out, no pooled connection free in time, a statement over its timeout): the doors answer 503
+ * `service_unavailable` with Retry-After (docs/operations.md, "Database outages").
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
@@ -163,12 +200,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       [
         "ECONNREFUSED",
         "ECONNRESET",
+        "EPIPE",
         "ETIMEDOUT",
+        "EHOSTUNREACH",
+        "ENETUNREACH",
+        "EAI_AGAIN",
+        "POOL_WAIT_TIMEOUT",
         "CONNECT_TIMEOUT",
         "CONNECTION_CLOSED",
         "CONNECTION_ENDED",
         "CONNECTION_DESTROYED",
+        // query_canceled (statement_timeout, or a pooled statement that never reached a connection in time),
+        // admin_shutdown, crash_shutdown, cannot_connect_now
+        "57014",
         "57P01",
+        "57P02",
         "57P03",
         "08006",
         "08001",

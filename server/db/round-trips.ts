@@ -19,9 +19,13 @@ import type { ReservedSql, Sql } from "postgres";
  *    that with the idempotency record); it must then await that statement after the commit, because
  *    PostgreSQL answers COMMIT of a failed transaction with a rollback, not an error.
  */
-export function withFewerRoundTrips(client: Sql, options: { preparedStatements: boolean }): Sql {
+export function withFewerRoundTrips(
+  client: Sql,
+  options: { preparedStatements: boolean; poolWaitMs?: number },
+): Sql {
+  const poolWaitMs = options.poolWaitMs ?? 0;
   const begin = async (fn: (sql: ReservedSql) => Promise<unknown>) => {
-    const connection = await client.reserve();
+    const connection = await reserveWithin(client, poolWaitMs);
     const begun = connection.unsafe("begin").execute();
     try {
       const result = await fn(forTransaction(connection, options.preparedStatements));
@@ -36,7 +40,7 @@ export function withFewerRoundTrips(client: Sql, options: { preparedStatements: 
       connection.release();
     }
   };
-  const unsafe = preparedUnsafe(client, options.preparedStatements);
+  const unsafe = boundedWait(preparedUnsafe(client, options.preparedStatements), poolWaitMs);
   return new Proxy(client, {
     get: (target, property, receiver) => {
       if (property === "begin") return begin;
@@ -44,6 +48,61 @@ export function withFewerRoundTrips(client: Sql, options: { preparedStatements: 
       return Reflect.get(target, property, receiver);
     },
   });
+}
+
+/** Thrown when no pooled connection came free in time (docs/operations.md, "Database outages"). */
+export class PoolWaitTimeout extends Error {
+  readonly code = "POOL_WAIT_TIMEOUT";
+  constructor(ms: number) {
+    super(`no database connection came free within ${ms} ms`);
+  }
+}
+
+/**
+ * A pooled statement that has not reached a connection within `ms` is taken out of the pool's queue and fails
+ * (postgres.js's `cancel()` of a statement not yet sent: it is never run, so a write cannot land late). While
+ * the database is away every connection is reconnecting, and without this bound the queue only grows.
+ * Statements already sent are bounded by `statement_timeout` instead.
+ */
+function boundedWait(unsafe: Sql["unsafe"], ms: number): Sql["unsafe"] {
+  if (ms <= 0) return unsafe;
+  return ((query, parameters, queryOptions) => {
+    const pending = unsafe(query, parameters, queryOptions);
+    const timer = setTimeout(() => {
+      // `state` is set when the statement is handed to a connection.
+      if (!(pending as unknown as { state?: unknown }).state) void pending.cancel();
+    }, ms);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    // `finally` would start the query before drizzle asks for `.values()`: watch it without touching it.
+    const settled = pending as unknown as { then: Promise<unknown>["then"] };
+    queueMicrotask(() => {
+      settled.then(clear, clear);
+    });
+    return pending;
+  }) as Sql["unsafe"];
+}
+
+/** `reserve()` within `ms`; a reservation that comes later is handed straight back. */
+async function reserveWithin(client: Sql, ms: number): Promise<ReservedSql> {
+  const reserving = client.reserve();
+  if (ms <= 0) return reserving;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PoolWaitTimeout(ms)), ms);
+  });
+  try {
+    return await Promise.race([reserving, timedOut]);
+  } catch (error) {
+    if (error instanceof PoolWaitTimeout)
+      reserving.then(
+        (late) => late.release(),
+        () => undefined,
+      );
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function preparedUnsafe(sql: Sql | ReservedSql, prepared: boolean): Sql["unsafe"] {

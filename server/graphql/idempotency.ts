@@ -2,17 +2,18 @@ import type { ExecutionArgs, ExecutionResult, GraphQLError } from "graphql";
 import { type Actor, actorKey, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
+import { isAppError } from "@/server/errors";
 import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
+  checkInTransaction,
   fingerprintOf,
-  releaseIdempotencyKey,
+  recordInTransaction,
+  recordRefusal,
   type StoredResponse,
+  storedResponseFor,
   validateIdempotencyKey,
 } from "@/server/http/idempotency";
-import { log } from "@/server/lib/log";
 import type { GraphQLContext } from "./context";
-import { appErrorOf, renderErrors } from "./errors";
+import { appErrorOf, graphQLErrorOf, renderErrors } from "./errors";
 import { isInputRejection } from "./input";
 
 /**
@@ -53,15 +54,19 @@ export function graphQLFingerprint(params: {
   );
 }
 
-/** Claims the key (`validateIdempotencyKey`, then /v1's claim): a replay answers the stored response. */
+/**
+ * Checks the key before the mutation runs (`validateIdempotencyKey`, then a read of its record): a finished
+ * request replays its stored response, another request under the key is 409 `idempotency_key_reused`. The
+ * authoritative check runs again inside the mutation's transaction (`executeIdempotently`).
+ */
 export async function claimForMutation(
   db: Db,
   call: IdempotentCall,
   now: Date,
 ): Promise<{ kind: "claimed" } | { kind: "replay"; answer: FinalAnswer }> {
   validateIdempotencyKey(call.idempotencyKey);
-  const claim = await claimIdempotencyKey(db, call.scopeId, call.idempotencyKey, call.fingerprint, now);
-  return claim.kind === "replay" ? { kind: "replay", answer: { ...claim.response, isReplay: true } } : claim;
+  const stored = await storedResponseFor(db, call.scopeId, call.idempotencyKey, call.fingerprint, now);
+  return stored ? { kind: "replay", answer: { ...stored, isReplay: true } } : { kind: "claimed" };
 }
 
 type Answering = {
@@ -70,11 +75,14 @@ type Answering = {
   language: ServiceContext["language"];
   /** `content-type` of the answer (the media type Yoga would pick for the request). */
   contentType: string;
+  now: () => Date;
 };
 
 /**
- * Runs the claimed mutation as described above and answers its `FinalAnswer` (the door sends exactly that) with
- * the execution result; a 5xx or an input refusal answers `answer: null` and releases the claim.
+ * Runs the mutation as described above and answers its `FinalAnswer` (the door sends exactly that) with the
+ * execution result. The key is checked and the answer recorded inside the mutation's own transaction (/v1's
+ * `checkInTransaction`): a 5xx or a lost connection leaves nothing behind. An input refusal or a 5xx answers
+ * `answer: null` (nothing stored).
  */
 export async function executeIdempotently(
   execute: (args: ExecutionArgs) => Promise<ExecutionResult>,
@@ -87,6 +95,14 @@ export async function executeIdempotently(
   try {
     let refused: ExecutionResult | null = null;
     const answered = await inTransaction(answering.db, async (tx) => {
+      const check = await checkInTransaction(
+        tx,
+        call.scopeId,
+        call.idempotencyKey,
+        call.fingerprint,
+        answering.now(),
+      );
+      if (check.kind === "replay") return { kind: "replay" as const, stored: check.response };
       // Its own after-commit tasks: they run only when this transaction commits.
       const service = createServiceContext({ ...outer, db: tx });
       context.service = service;
@@ -96,12 +112,22 @@ export async function executeIdempotently(
         throw ROLLBACK;
       }
       const answer = answerOf(result, answering);
-      await completeIdempotencyKey(tx, call.scopeId, call.idempotencyKey, answer);
-      return { result, answer, service };
+      await recordInTransaction(
+        tx,
+        call.scopeId,
+        call.idempotencyKey,
+        call.fingerprint,
+        answer,
+        answering.now(),
+      );
+      return { kind: "done" as const, result, answer, service };
     }).catch((error: unknown) => {
       if (error === ROLLBACK) return null;
       throw error;
     });
+    if (answered?.kind === "replay") {
+      return { result: { data: null }, answer: { ...answered.stored, isReplay: true } };
+    }
     if (answered) {
       answered.service.runAfterCommit();
       return { result: answered.result, answer: { ...answered.answer, isReplay: false } };
@@ -109,13 +135,22 @@ export async function executeIdempotently(
     const result = refused as unknown as ExecutionResult;
     if (isStorable(result.errors ?? [])) {
       const answer = answerOf(renderErrors(result, answering), answering);
-      await completeIdempotencyKey(answering.db, call.scopeId, call.idempotencyKey, answer);
+      const recorded = await recordRefusal(
+        answering.db,
+        call.scopeId,
+        call.idempotencyKey,
+        call.fingerprint,
+        answer,
+        answering.now(),
+      );
+      if (recorded.kind === "replay") return { result, answer: { ...recorded.response, isReplay: true } };
       return { result, answer: { ...answer, isReplay: false } };
     }
-    await release(answering, call);
     return { result, answer: null };
   } catch (error) {
-    await release(answering, call);
+    // The key is still running elsewhere, or taken by another request: answered, never stored.
+    if (isAppError(error) && error.status === 409)
+      return { result: { errors: [graphQLErrorOf(error)] }, answer: null };
     throw error;
   } finally {
     context.service = outer;
@@ -138,10 +173,4 @@ function answerOf(result: ExecutionResult, answering: Answering): StoredResponse
     body: JSON.stringify(result),
     headers: { "content-type": answering.contentType, "x-request-id": answering.requestId },
   };
-}
-
-async function release(answering: Answering, call: IdempotentCall): Promise<void> {
-  await releaseIdempotencyKey(answering.db, call.scopeId, call.idempotencyKey).catch((error: unknown) => {
-    log("error", "could not release idempotency claim", { requestId: answering.requestId, error });
-  });
 }

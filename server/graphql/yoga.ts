@@ -199,6 +199,7 @@ export function createGraphQLYoga(
         requestId: state.requestId,
         language: state.language,
         contentType: contentTypeFor(request),
+        now: state.now,
       };
       setExecuteFn(async (executionArgs) => {
         const { result, answer } = await executeIdempotently(

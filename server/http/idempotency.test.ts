@@ -34,7 +34,7 @@ describe("idempotency", () => {
     const db = await dbReady();
     await db.execute(sql`create function marea_test_fail_record() returns trigger language plpgsql as $$
       begin if new.state = 'done' then raise exception 'record store failed'; end if; return new; end $$`);
-    await db.execute(sql`create trigger marea_test_fail_record before update on idempotency_keys
+    await db.execute(sql`create trigger marea_test_fail_record before insert or update on idempotency_keys
       for each row execute function marea_test_fail_record()`);
     const dev = await createDeveloper();
     const email = uniqueEmail();

@@ -10,10 +10,13 @@ import { isOperationName } from "@/server/operations";
 import { parseInput, parsePathParams } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
+  checkInTransaction,
   claimIdempotencyKey,
   completeIdempotencyKey,
   fingerprintOf,
   isIdempotencyKeyTaken,
+  recordInTransaction,
+  recordRefusal,
   releaseIdempotencyKey,
   type StoredResponse,
   storedResponseFor,
@@ -207,9 +210,12 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
 }
 
 /**
- * docs/api.md, "Idempotency": the stored success commits with the write (in the same transaction, or in the
- * write's own statement for `oneStatement` operations); a 4xx is stored after the write rolled back; a 5xx
- * releases the claim so a retry runs again.
+ * docs/api.md, "Idempotency". The key is checked and its answer recorded inside the write's own transaction
+ * (`checkInTransaction`, `recordInTransaction`), so the write and its record commit together, and a request
+ * that fails (a 5xx, a lost connection, a killed process) leaves nothing behind: PostgreSQL drops its lock with
+ * the transaction and the retry runs at once. A 4xx is stored after the write rolled back. `oneStatement`
+ * operations first try their one statement, which records the answer itself. An operation that must act
+ * outside a transaction (`idempotentInTransaction: false`) claims the key first, under a lease.
  */
 async function runIdempotent(
   route: AnyRoute,
@@ -227,36 +233,71 @@ async function runIdempotent(
     const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);
     if (answered) return answered;
   }
-  const claim = await claimIdempotencyKey(ctx.db, keyId, idempotencyKey, fingerprint, state.now());
-  if (claim.kind === "replay") return storedToResponse(claim.response, state);
+  if (route.idempotentInTransaction === false) return runClaimed(route, ctx, input, key, state);
 
   try {
-    if (route.oneStatement) {
-      const write = route.oneStatement(ctx, input);
-      const response = toStored(write.reply, state);
-      await write.run({ keyId, idempotencyKey, response });
-      return storedToResponse(response, state, false);
-    }
-    if (route.idempotentInTransaction === false) {
-      const response = toStored(await route.handler(ctx, input), state);
-      await completeIdempotencyKey(ctx.db, keyId, idempotencyKey, response);
-      return storedToResponse(response, state, false);
-    }
-    const { stored, recorded } = await inTransaction(ctx.db, async (tx) => {
+    const outcome = await inTransaction(ctx.db, async (tx) => {
+      const check = await checkInTransaction(tx, keyId, idempotencyKey, fingerprint, state.now());
+      if (check.kind === "replay") return { kind: "replay" as const, stored: check.response };
+      if (route.oneStatement) {
+        const write = route.oneStatement(withDb(ctx, tx), input);
+        const response = toStored(write.reply, state);
+        await write.run({ keyId, idempotencyKey, response, claim: { fingerprint, now: state.now() } });
+        return { kind: "done" as const, stored: response, recorded: Promise.resolve() };
+      }
       const reply = await route.handler(withDb(ctx, tx), input);
       const response = toStored(reply, state);
       // The record is the transaction's last statement: not awaited here, so it travels with COMMIT in one
       // socket write (server/db/round-trips.ts). A failed record makes COMMIT roll back, which
       // PostgreSQL does not report as an error: awaiting `recorded` below is what surfaces it.
-      const record = completeIdempotencyKey(tx, keyId, idempotencyKey, response);
+      const record = recordInTransaction(tx, keyId, idempotencyKey, fingerprint, response, state.now());
       record.catch(() => undefined);
-      return { stored: response, recorded: record };
+      return { kind: "done" as const, stored: response, recorded: record };
     });
-    await recorded;
-    return storedToResponse(stored, state, false);
+    if (outcome.kind === "replay") return storedToResponse(outcome.stored, state);
+    await outcome.recorded;
+    return storedToResponse(outcome.stored, state, false);
   } catch (error) {
-    if (isAppError(error) && error.status < 500) return storeRefusal(ctx, key, error, state);
-    await releaseIdempotencyKey(ctx.db, keyId, idempotencyKey).catch((releaseError: unknown) => {
+    if (isAppError(error) && error.status < 500 && !isIdempotencyConflict(error))
+      return storeRefusal(ctx, key, error, state);
+    throw error;
+  }
+}
+
+/** 409s about the key itself are answered, never stored under it. */
+function isIdempotencyConflict(error: AppError): boolean {
+  return error.code === "idempotency_request_in_progress" || error.code === "idempotency_key_reused";
+}
+
+type IdempotencyKeyOfRequest = { keyId: string; idempotencyKey: string; fingerprint: string };
+
+/** An operation outside a transaction: the key is claimed first (a lease), then completed or released. */
+async function runClaimed(
+  route: AnyRoute,
+  ctx: ServiceContext,
+  input: Parameters<AnyRoute["handler"]>[1],
+  key: IdempotencyKeyOfRequest,
+  state: RequestState,
+): Promise<Response> {
+  const claim = await claimIdempotencyKey(
+    ctx.db,
+    key.keyId,
+    key.idempotencyKey,
+    key.fingerprint,
+    state.now(),
+  );
+  if (claim.kind === "replay") return storedToResponse(claim.response, state);
+  try {
+    const response = toStored(await route.handler(ctx, input), state);
+    await completeIdempotencyKey(ctx.db, key.keyId, key.idempotencyKey, response);
+    return storedToResponse(response, state, false);
+  } catch (error) {
+    if (isAppError(error) && error.status < 500) {
+      const refusal = await refusalOf(error, state);
+      await completeIdempotencyKey(ctx.db, key.keyId, key.idempotencyKey, refusal);
+      return storedToResponse(refusal, state, false);
+    }
+    await releaseIdempotencyKey(ctx.db, key.keyId, key.idempotencyKey).catch((releaseError: unknown) => {
       log("error", "could not release idempotency claim", {
         requestId: state.requestId,
         error: releaseError,
@@ -266,14 +307,12 @@ async function runIdempotent(
   }
 }
 
-type IdempotencyKeyOfRequest = { keyId: string; idempotencyKey: string; fingerprint: string };
-
 /**
- * The fast path for a one-statement operation: no claim round trip first. The write's statement inserts the
+ * The fast path for a one-statement operation: no check round trip first. The write's statement inserts the
  * finished record itself, so a fresh key costs nothing extra. Answers null when the key already has a record
  * (a retry, a concurrent twin, an expired record): that statement failed whole and wrote nothing, and the
- * caller goes through the claim, which replays, refuses or takes the key over. A 4xx wrote nothing and
- * recorded nothing: the key is claimed now and the refusal stored (or a twin that finished meanwhile replayed).
+ * caller goes through the transactional check, which replays, refuses or takes the key over. A 4xx wrote
+ * nothing and recorded nothing: the refusal is stored (or a twin's answer replayed).
  */
 async function runOneStatementClaimingKey(
   oneStatement: NonNullable<AnyRoute["oneStatement"]>,
@@ -295,33 +334,33 @@ async function runOneStatementClaimingKey(
   } catch (error) {
     if (isIdempotencyKeyTaken(error)) return null;
     if (!isAppError(error) || error.status >= 500) throw error;
-    const claim = await claimIdempotencyKey(
-      ctx.db,
-      key.keyId,
-      key.idempotencyKey,
-      key.fingerprint,
-      state.now(),
-    );
-    if (claim.kind === "replay") return storedToResponse(claim.response, state);
     return storeRefusal(ctx, key, error, state);
   }
 }
 
-/** A 4xx of the operation itself, stored under the claimed key (so a retry gets the same answer). */
+/** A 4xx of the operation itself, stored under the key (so a retry gets the same answer). */
 async function storeRefusal(
   ctx: ServiceContext,
   key: IdempotencyKeyOfRequest,
   error: AppError,
   state: RequestState,
 ): Promise<Response> {
+  const refusal = await refusalOf(error, state);
+  const recorded = await recordRefusal(
+    ctx.db,
+    key.keyId,
+    key.idempotencyKey,
+    key.fingerprint,
+    refusal,
+    state.now(),
+  );
+  if (recorded.kind === "replay") return storedToResponse(recorded.response, state);
+  return storedToResponse(refusal, state, false);
+}
+
+async function refusalOf(error: AppError, state: RequestState): Promise<StoredResponse> {
   const failure = errorResponse(error, state.requestId, state.language);
-  const response: StoredResponse = {
-    status: failure.status,
-    body: await failure.text(),
-    headers: Object.fromEntries(failure.headers),
-  };
-  await completeIdempotencyKey(ctx.db, key.keyId, key.idempotencyKey, response);
-  return storedToResponse(response, state, false);
+  return { status: failure.status, body: await failure.text(), headers: Object.fromEntries(failure.headers) };
 }
 
 function toStored(reply: Reply, state: RequestState): StoredResponse {

@@ -12,15 +12,15 @@ import { createStorefront } from "./service";
 export type Merchant = { userId: string; userKey: string; email: string };
 
 /**
- * A bootstrapped merchant, made through the services. Its key's minute budget is raised (tests make more than 60
+ * A bootstrapped merchant, made through the services (by `developerKey`, or a developer of its own). Its key's minute budget is raised (tests make more than 60
  * calls a minute). `verified: true` marks the account verified and gives the key the post-verify scopes
  * (storefront:publish), as verification does; `plan` sets the plan as the admin CLI does.
  */
 export async function createMerchant(
-  options: { plan?: Plan; verified?: boolean; scopes?: string[] } = {},
+  options: { plan?: Plan; verified?: boolean; scopes?: string[]; developerKey?: string } = {},
 ): Promise<Merchant> {
-  const developer = await createDeveloper();
-  const user = await bootstrapUser(developer.key);
+  const developerKey = options.developerKey ?? (await createDeveloper()).key;
+  const user = await bootstrapUser(developerKey);
   const db = await dbReady();
   await db.update(apiKeys).set({ rpm: 100_000 }).where(eq(apiKeys.accountId, user.userId));
   if (options.verified) {

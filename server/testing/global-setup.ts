@@ -20,10 +20,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await admin.unsafe(`create database ${template}`);
   const templateUrl = withDatabase(adminUrl, template);
   const { migratePostgres } = await import("@/server/db/migrate");
-  const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(templateUrl, { max: 1, onnotice: () => {} });
-  await migratePostgres(drizzle(client) as never, templateUrl);
-  await client.end();
+  await migratePostgres(templateUrl);
   project.provide("templateDatabase", template);
   project.provide("adminDatabaseUrl", adminUrl);
   return async () => {

@@ -148,6 +148,23 @@ export async function claimDueDeliveries(
   return rows.map(toJob);
 }
 
+/**
+ * Lets go of claims whose statement failed in flight (the connection dropped before its answer arrived): the
+ * claim may have committed on the server with nobody to work on it, and its rows would wait for the lease to run
+ * out. An owner token is unique to one claim statement, so releasing it touches no other worker's rows.
+ */
+export async function releaseClaims(db: Db, owners: string[]): Promise<number> {
+  if (owners.length === 0) return 0;
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update webhook_deliveries set lease_until = null, lease_owner = null
+        where lease_owner in (select jsonb_array_elements_text(${JSON.stringify(owners)}::jsonb))
+          and status in ('pending', 'failed')
+        returning id`,
+  );
+  return rows.length;
+}
+
 /** When the next open delivery that is not due yet becomes due (a worker sets its timer to it), or null. */
 export async function nextDueAt(db: Db, now: Date): Promise<Date | null> {
   const rows = await queryRows<{ at: string | Date | null }>(

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
-import { type Db, databaseKind, dbReady } from "@/server/db/client";
+import { type Db, databaseKind, dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { listenWithReconnect } from "@/server/db/listen";
 import { env } from "@/server/env";
 import { JOB_NAMES, runJob } from "@/server/jobs/registry";
 import { log } from "@/server/lib/log";
@@ -9,9 +9,11 @@ import {
   type AttemptResult,
   claimDueDeliveries,
   type DeliveryJob,
+  leaseMs,
   nextDueAt,
   performAttempt,
   recordResults,
+  releaseClaims,
 } from "./delivery";
 import { DELIVERY_CHANNEL, onWakeDeliveries } from "./wake";
 
@@ -65,6 +67,8 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   let wanted = true;
   let backlog = false;
   let lastClaimEmpty = false;
+  /** Claim statements that failed in flight: they may have committed (see `releaseClaims`). */
+  const lostClaims: string[] = [];
   const pending: Array<{ result: AttemptResult; done: () => void }> = [];
   let flushing = false;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -92,6 +96,12 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
     pumping = true;
     try {
       db ??= await dbReady();
+      if (lostClaims.length > 0) {
+        const released = await releaseClaims(db, lostClaims);
+        if (released > 0)
+          log("info", "webhook worker: released claims lost in flight", { worker: id, released });
+        lostClaims.length = 0;
+      }
       while (running && wanted) {
         wanted = false;
         const free = concurrency - inFlight;
@@ -99,12 +109,16 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
           backlog = true;
           break;
         }
-        const jobs = await claimDueDeliveries(db, {
-          owner: `${id}:${++claimSeq}`,
-          limit: free,
-          now: new Date(),
-        });
+        const owner = `${id}:${++claimSeq}`;
+        const jobs = await claimDueDeliveries(db, { owner, limit: free, now: new Date() }).catch(
+          (error: unknown) => {
+            if (isDatabaseUnavailable(error)) lostClaims.push(owner);
+            throw error;
+          },
+        );
         lastClaimEmpty = jobs.length === 0;
+        // Claimed: they run now, whatever happens to the next statement.
+        for (const job of jobs) run(job);
         if (jobs.length === free) {
           wanted = true;
           backlog = true;
@@ -113,11 +127,11 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
           const dueAt = await nextDueAt(db, new Date());
           if (dueAt) scheduleRetry(dueAt.getTime());
         }
-        for (const job of jobs) run(job);
       }
     } catch (error) {
       log("error", "webhook worker: claim failed", { worker: id, error });
-      setTimeout(wake, 1000).unref();
+      // The poll would retry within WEBHOOK_WORKER_POLL_MS anyway; a lost database is retried sooner.
+      setTimeout(wake, 250).unref();
     } finally {
       pumping = false;
       checkIdle();
@@ -146,27 +160,49 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
       });
   }
 
+  // Finished attempts whose recording failed (the database away) are kept and recorded once it answers again,
+  // for as long as their claims' lease lasts; after that another worker may repeat them (at-least-once).
+  let recordingFailedSince: number | null = null;
+
   async function flush(): Promise<void> {
     if (flushing || pending.length === 0) return;
     flushing = true;
     const batch = pending.splice(0);
+    let retryIn: number | null = null;
     try {
       const { recorded, mails } = await recordResults(
         db as Db,
         batch.map((b) => b.result),
       );
+      recordingFailedSince = null;
+      for (const b of batch) b.done();
       for (const r of recorded) if (r.nextAttemptAt) scheduleRetry(r.nextAttemptAt.getTime());
       if (mails > 0)
         void deliverPendingMail(db as Db).catch((error: unknown) =>
           log("error", "webhook worker: failure mail not sent", { worker: id, error }),
         );
     } catch (error) {
-      // The claims stay leased; when the lease expires the attempts are made again (at-least-once).
-      log("error", "webhook worker: recording attempts failed", { worker: id, error, count: batch.length });
+      const isFirstFailure = recordingFailedSince === null;
+      recordingFailedSince ??= Date.now();
+      if (Date.now() - recordingFailedSince < leaseMs()) {
+        if (isFirstFailure)
+          log("warn", "webhook worker: recording attempts failed, keeping them to record again", {
+            worker: id,
+            error,
+            count: batch.length,
+          });
+        pending.unshift(...batch);
+        retryIn = 250;
+      } else {
+        // The claims' lease ran out: these attempts will be made again (at-least-once).
+        log("error", "webhook worker: recording attempts failed", { worker: id, error, count: batch.length });
+        recordingFailedSince = null;
+        for (const b of batch) b.done();
+      }
     } finally {
       flushing = false;
-      for (const b of batch) b.done();
-      if (pending.length > 0) void flush();
+      if (retryIn !== null) setTimeout(() => void flush(), retryIn).unref();
+      else if (pending.length > 0) void flush();
     }
   }
 
@@ -193,19 +229,29 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   if (options.listen ?? true) void listenForCommits(wake).then((stop) => cleanups.push(stop));
 
   if (options.runJobs) {
-    const tick = async () => {
+    // A job that failed because the database was away runs again soon (30 s, doubling to 10 min), not an hour
+    // later; the next hourly run goes on as usual.
+    const retryDelays = new Map<string, number>();
+    const runJobsNamed = async (names: readonly string[]) => {
       const jobDb = db ?? (await dbReady());
-      for (const name of JOB_NAMES) {
+      for (const name of names) {
         try {
           const result = await runJob(jobDb, name, new Date());
+          retryDelays.delete(name);
           log("info", "scheduled job ran", result);
         } catch (error) {
           log("error", "scheduled job failed", { job: name, error });
+          if (!isDatabaseUnavailable(error) || !running) continue;
+          const delay = Math.min((retryDelays.get(name) ?? 15_000) * 2, 10 * 60_000);
+          retryDelays.set(name, delay);
+          const retry = setTimeout(() => void runJobsNamed([name]).catch(() => undefined), delay);
+          retry.unref();
         }
       }
     };
-    const first = setTimeout(() => void tick(), 60_000);
-    const every = setInterval(() => void tick(), JOBS_INTERVAL_MS);
+    const tick = () => void runJobsNamed(JOB_NAMES).catch(() => undefined);
+    const first = setTimeout(tick, 60_000);
+    const every = setInterval(tick, JOBS_INTERVAL_MS);
     first.unref();
     every.unref();
     cleanups.push(
@@ -237,16 +283,19 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   };
 }
 
-/** LISTEN on the delivery channel: PostgreSQL over a dedicated connection, PGlite on its own client. */
+/**
+ * LISTEN on the delivery channel: PostgreSQL over a dedicated connection that is taken again whenever it is lost
+ * (server/db/listen.ts; every time it is taken, the worker looks for what it may have missed), PGlite on its own
+ * client.
+ */
 async function listenForCommits(onNotify: () => void): Promise<() => Promise<void>> {
   try {
     if (databaseKind() === "postgres") {
-      const url = env().DATABASE_URL as string;
-      const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
-      await client.listen(DELIVERY_CHANNEL, () => onNotify());
-      return async () => {
-        await client.end({ timeout: 2 });
-      };
+      const listener = listenWithReconnect(env().DATABASE_URL as string, DELIVERY_CHANNEL, {
+        onNotify: () => onNotify(),
+        onListening: onNotify,
+      });
+      return listener.stop;
     }
     const db = (await dbReady()) as unknown as {
       $client?: { listen?: (channel: string, cb: () => void) => Promise<() => Promise<void>> };

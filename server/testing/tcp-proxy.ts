@@ -1,0 +1,119 @@
+import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
+
+/**
+ * A TCP proxy between the service and PostgreSQL, for the outage tests (docs/operations.md, "Database
+ * outages"). It forwards bytes both ways until told to cut:
+ *
+ * - `reset`: every open connection is destroyed, and new ones are accepted and destroyed at once (a failover or a
+ *   restart: the client sees its sockets close, and reconnects fail);
+ * - `refuse`: every open connection is destroyed and the port stops listening (connect: ECONNREFUSED);
+ * - `blackhole`: connections stay open but nothing is forwarded either way, and new ones are accepted and held
+ *   silent (a network partition: no error ever reaches the client, only silence).
+ *
+ * `restore()` forwards again (on the same port).
+ */
+export type CutMode = "reset" | "refuse" | "blackhole";
+
+export type TcpProxy = {
+  port: number;
+  /** postgres://… URL of `databaseUrl` with its host and port replaced by the proxy's. */
+  url: (databaseUrl: string) => string;
+  cut: (mode: CutMode) => Promise<void>;
+  restore: () => Promise<void>;
+  /** Connections currently open through the proxy. */
+  connections: () => number;
+  close: () => Promise<void>;
+};
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let mode: CutMode | null = null;
+  const pairs = new Set<{ client: Socket; upstream: Socket | null }>();
+  let server: Server = createServer(onConnection);
+  let port = 0;
+
+  function onConnection(client: Socket): void {
+    client.on("error", () => {});
+    if (mode === "reset" || mode === "refuse") {
+      client.destroy();
+      return;
+    }
+    const pair: { client: Socket; upstream: Socket | null } = { client, upstream: null };
+    pairs.add(pair);
+    client.on("close", () => {
+      pairs.delete(pair);
+      pair.upstream?.destroy();
+    });
+    if (mode === "blackhole") return; // held silent until the proxy is restored or closed
+    const upstream = tcpConnect(target.port, target.host);
+    pair.upstream = upstream;
+    upstream.on("error", () => client.destroy());
+    upstream.on("close", () => client.destroy());
+    client.on("data", (chunk) => {
+      if (mode === null) upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (mode === null) client.write(chunk);
+    });
+  }
+
+  async function listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        const address = server.address();
+        port = typeof address === "object" && address ? address.port : port;
+        resolve();
+      });
+    });
+  }
+
+  function destroyAll(): void {
+    for (const pair of pairs) {
+      pair.client.destroy();
+      pair.upstream?.destroy();
+    }
+    pairs.clear();
+  }
+
+  async function stopListening(): Promise<void> {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  await listen();
+
+  return {
+    get port() {
+      return port;
+    },
+    url(databaseUrl) {
+      const parsed = new URL(databaseUrl);
+      parsed.hostname = "127.0.0.1";
+      parsed.port = String(port);
+      return parsed.toString();
+    },
+    async cut(next) {
+      mode = next;
+      if (next === "blackhole") return;
+      destroyAll();
+      if (next === "refuse") await stopListening();
+    },
+    async restore() {
+      const wasRefusing = mode === "refuse";
+      // A blackholed connection never recovers by itself (its bytes were lost): close it, as a partition that
+      // heals leaves the client to notice its dead sockets.
+      if (mode === "blackhole") destroyAll();
+      mode = null;
+      if (wasRefusing) {
+        server = createServer(onConnection);
+        await listen();
+      }
+    },
+    connections: () => pairs.size,
+    async close() {
+      mode = "reset";
+      destroyAll();
+      if (server.listening) await stopListening();
+    },
+  };
+}
