@@ -42,23 +42,32 @@ describe("transactions", () => {
         };
       });
       let firstRound = true;
-      // Each transaction locks its first row, waits until the other holds its own, then wants the other's.
+      let survivorCommitted: () => void = () => {};
+      const aTransactionCommitted = new Promise<void>((resolve) => {
+        survivorCommitted = resolve;
+      });
+      // Each transaction locks its first row, waits until the other holds its own, then wants the other's. The
+      // victim's retry starts once the survivor committed: started sooner, on a loaded machine it can take its
+      // first row back before the survivor wakes up, and cross it a second time.
       const crossing = (first: number, second: number) =>
         retryOnDeadlock(() =>
           inTransaction(db, async (tx) => {
+            if (!firstRound) await aTransactionCommitted;
             await tx.execute(sql`update test_deadlock set n = n + 1 where id = ${first}`);
             if (firstRound) {
               bothHoldTheirFirstRow();
               await firstRowsLocked;
             }
             await tx.execute(sql`update test_deadlock set n = n + 1 where id = ${second}`);
-          }).catch((error: unknown) => {
-            if (isDeadlock(error)) {
-              victims++;
-              firstRound = false;
-            }
-            throw error;
-          }),
+          })
+            .then(() => survivorCommitted())
+            .catch((error: unknown) => {
+              if (isDeadlock(error)) {
+                victims++;
+                firstRound = false;
+              }
+              throw error;
+            }),
         );
       await Promise.all([crossing(1, 2), crossing(2, 1)]);
       expect(victims).toBe(1);
