@@ -12,7 +12,7 @@ import {
 } from "@/server/http/idempotency";
 import { log } from "@/server/lib/log";
 import type { GraphQLContext } from "./context";
-import { appErrorOf, renderErrors } from "./errors";
+import { isServerFailure, renderErrors } from "./errors";
 import { isInputRejection } from "./input";
 
 /**
@@ -127,9 +127,8 @@ const ROLLBACK = Symbol("rollback");
 
 /** A refusal by the operation itself is stored; input validation and server failures are not (see above). */
 function isStorable(errors: ReadonlyArray<GraphQLError>): boolean {
-  const appErrors = errors.map((error) => appErrorOf(error).appError);
   const inputOnly = errors.every((error) => isInputRejection(error.originalError));
-  return !inputOnly && appErrors.every((error) => error.status < 500);
+  return !inputOnly && !errors.some(isServerFailure);
 }
 
 function answerOf(result: ExecutionResult, answering: Answering): StoredResponse {
