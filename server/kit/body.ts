@@ -89,38 +89,42 @@ export function boundedRequest(request: Request, maxBytes: number): Request {
   if (!source) return request;
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   let total = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!reader) {
-        if (declaredLength(request) > maxBytes) {
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!reader) {
+          if (declaredLength(request) > maxBytes) {
+            controller.error(payloadTooLarge(maxBytes));
+            return;
+          }
+          reader = source.getReader();
+        }
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          controller.error(bodyCutOff());
+          return;
+        }
+        if (chunk.done) {
+          controller.close();
+          return;
+        }
+        total += chunk.value.byteLength;
+        if (total > maxBytes) {
+          await reader.cancel().catch(() => undefined);
           controller.error(payloadTooLarge(maxBytes));
           return;
         }
-        reader = source.getReader();
-      }
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch {
-        controller.error(bodyCutOff());
-        return;
-      }
-      if (chunk.done) {
-        controller.close();
-        return;
-      }
-      total += chunk.value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        controller.error(payloadTooLarge(maxBytes));
-        return;
-      }
-      controller.enqueue(chunk.value);
+        controller.enqueue(chunk.value);
+      },
+      async cancel(reason) {
+        await (reader ?? source).cancel(reason).catch(() => undefined);
+      },
+      // Nothing is pulled before the framework asks: a caller refused first (401) leaves the body unread.
     },
-    async cancel(reason) {
-      await (reader ?? source).cancel(reason).catch(() => undefined);
-    },
-  });
+    { highWaterMark: 0 },
+  );
   return new Request(request.url, {
     method: request.method,
     headers: request.headers,
