@@ -10,7 +10,7 @@ import { PublicOrderInput } from "@/server/orders/schema";
 import { placePublicOrder } from "@/server/orders/service";
 import { clientIp } from "@/server/sessions/client-ip";
 import { isSameOrigin } from "@/server/sessions/origin";
-import { parseInput } from "@/server/validation";
+import { isCleanText, parseInput } from "@/server/validation";
 
 export const dynamic = "force-dynamic";
 
@@ -30,6 +30,8 @@ export async function POST(
   try {
     if (!isSameOrigin(request)) throw new AppError("cross_site_request");
     const { slug } = await context.params;
+    // A slug that cannot name a storefront (a NUL, which the database refuses) is the page's own 404.
+    if (!isCleanText(slug)) throw new AppError("storefront_not_found", { param: "slug" });
     const body = parseJsonBody(await readBoundedBody(request, BODY_LIMITS.checkout));
     const order = parseInput(PublicOrderInput, body, language);
     const ctx = createServiceContext({ db: await dbReady(), requestId, language });
