@@ -350,6 +350,20 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export type NextAction = { label: string; operation: string | null };
 export type Upgrade = { currentPlan: string; requiredPlan: string; upgradeUrl: string; previewUrl?: string };
 
+/**
+ * A product the plan limit kept out, as services answer it: its index in the request, the catalogue code, the
+ * JSON path of the manifest and what would lift the limit. Each door renders it as its error shape through the
+ * one renderer (server/kit/rejected.ts). Here, in the core, so no door imports a feature for it.
+ */
+export type RejectedProduct = {
+  index: number;
+  code: "products_over_limit";
+  param: string;
+  upgrade: Upgrade;
+  /** The specific limit, appended to the localized catalogue message. */
+  detail: Messages;
+};
+
 export type AppErrorOptions = {
   param?: string | null;
   /** Replaces the catalogue message (already localized by the caller) when the detail matters. */
@@ -393,9 +407,17 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
-/** Picks es, en or pt from an Accept-Language header (q-values honoured); default en. */
-export function pickLanguage(acceptLanguage: string | null | undefined): Language {
-  if (!acceptLanguage) return "en";
+export function isLanguage(value: unknown): value is Language {
+  return value === "es" || value === "en" || value === "pt";
+}
+
+/**
+ * The first of es, en or pt an Accept-Language header asks for (q-values honoured), or null when it asks for
+ * none of them. The one ranking of the service: API answers (`pickLanguage`), the doors that also read the
+ * language cookie (server/kit/language.ts) and the pages (app/_i18n/catalogue.ts) all use it.
+ */
+export function acceptedLanguage(acceptLanguage: string | null | undefined): Language | null {
+  if (!acceptLanguage) return null;
   const ranked = acceptLanguage
     .split(",")
     .map((part, index) => {
@@ -405,10 +427,12 @@ export function pickLanguage(acceptLanguage: string | null | undefined): Languag
     })
     .filter((r) => r.q > 0 && !Number.isNaN(r.q))
     .sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const r of ranked) {
-    if (r.lang === "es" || r.lang === "en" || r.lang === "pt") return r.lang;
-  }
-  return "en";
+  return ranked.map((r) => r.lang).find(isLanguage) ?? null;
+}
+
+/** Picks es, en or pt from an Accept-Language header (q-values honoured); default en. */
+export function pickLanguage(acceptLanguage: string | null | undefined): Language {
+  return acceptedLanguage(acceptLanguage) ?? "en";
 }
 
 export function messageFor(error: AppError, language: Language): string {

@@ -144,18 +144,45 @@ function findJsonProblem(value: unknown): { path: PropertyKey[]; message: string
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Ids: one rule for every door (docs/api.md, "Hostile and malformed input")
+
+/** No Marea id is longer (`stf_` + a ULID is 30 characters; an endpoint's `mk_we_` + 16 hex, 22). */
+export const MAX_ID_LENGTH = 64;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what an id must not hold
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+const NOT_ID_MESSAGES: Messages = {
+  en: "must be an id: no control characters",
+  es: "debe ser un id: sin caracteres de control",
+  pt: "deve ser um id: sem caracteres de controle",
+};
+
+/**
+ * An id, whatever the door carries it in (a /v1 path, a tRPC or MCP argument, a GraphQL `ID`): 1-64 characters
+ * of clean text (`text()`) without control characters. What a door answers for an id this refuses is the door's
+ * (/v1: the resource's 404, see `pathId`; tRPC, GraphQL and MCP: 400 `invalid_request` naming the argument); an
+ * id it accepts is looked up, and one that names no row of the caller's is the resource's 404 everywhere.
+ */
+export function id() {
+  return text({ min: 1, max: MAX_ID_LENGTH }).refine((value) => !CONTROL_CHARACTER.test(value), {
+    error: localizedError(NOT_ID_MESSAGES),
+  });
+}
+
 // Ids in paths
 
 /** Which catalogue code answers a path id that cannot name a row (see `pathId`). */
 const PATH_IDS = z.registry<{ notFound: ErrorCode }>();
 
 /**
- * An id taken from a URL path. One that cannot name any row (empty, over 64 characters, not clean text, or a
- * path segment that was not valid percent-encoded UTF-8) answers the resource's own 404 (`notFound`), as an id
- * that names no row does: it never reaches the database (docs/api.md, "Hostile and malformed input").
+ * An id taken from a URL path (`id()`). One that cannot name any row (empty, over 64 characters, not clean text,
+ * a control character, or a path segment that was not valid percent-encoded UTF-8) answers the resource's own 404
+ * (`notFound`), as an id that names no row does: it never reaches the database (docs/api.md, "Hostile and
+ * malformed input").
  */
 export function pathId(notFound: ErrorCode, description?: string) {
-  let schema = text({ min: 1, max: 64 });
+  let schema = id();
   if (description) schema = schema.meta({ description });
   PATH_IDS.add(schema, { notFound });
   return schema;

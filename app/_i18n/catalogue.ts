@@ -1,3 +1,4 @@
+import { acceptedLanguage } from "@/server/errors";
 import { en } from "./messages/en";
 import { es } from "./messages/es";
 import { pt } from "./messages/pt";
@@ -53,20 +54,10 @@ export function translator(language: Language): Translate {
 
 /**
  * Picks es, en or pt from an Accept-Language header (q-values honoured), or null when none of them is asked
- * for.
+ * for: the service's one ranking (`acceptedLanguage`, server/errors.ts), for the pages.
  */
 export function languageFromAcceptLanguage(header: string | null | undefined): Language | null {
-  if (!header) return null;
-  const ranked = header
-    .split(",")
-    .map((part, index) => {
-      const [tag = "", ...params] = part.trim().split(";");
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-      return { lang: tag.trim().toLowerCase().slice(0, 2), q: q ? Number(q.slice(2)) : 1, index };
-    })
-    .filter((r) => r.q > 0 && !Number.isNaN(r.q))
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  return ranked.map((r) => r.lang).find(isLanguage) ?? null;
+  return acceptedLanguage(header);
 }
 
 /**

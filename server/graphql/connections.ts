@@ -1,6 +1,7 @@
 import type { ObjectRef } from "@pothos/core";
 import { z } from "zod";
 import { encodeCursor, type ListQuery, type Page } from "@/server/lib/pagination";
+import { text } from "@/server/validation";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
 import { parseArg } from "./input";
@@ -57,7 +58,7 @@ export function connectionType<T extends object>(name: string, node: ObjectRef<T
 
 const ConnectionArgs = z.strictObject({
   first: z.int().min(1).max(GRAPHQL_LIMITS.maxFirst).nullish(),
-  after: z.string().max(512).nullish(),
+  after: text({ max: 512 }).nullish(),
 });
 
 /** `first` and `after` of a connection field as a service's `ListQuery` (400 `invalid_request`, `param: first`). */

@@ -1,7 +1,6 @@
 import { GraphQLError } from "graphql";
-import { isDatabaseUnavailable } from "@/server/db/client";
 import { AppError, errorBody, isAppError, type Language } from "@/server/errors";
-import { log } from "@/server/lib/log";
+import { toAppError } from "@/server/kit/errors";
 
 /**
  * GraphQL errors through the ONE catalogue (server/errors.ts; docs/graphql.md, "Errors"). Every entry of
@@ -44,8 +43,30 @@ export function graphQLErrorOf(error: AppError): GraphQLError {
   return new GraphQLError(error.message, { originalError: error });
 }
 
-/** The AppError an error stands for (see above); `unexpected` is the error to log when it was masked. */
-export function appErrorOf(error: GraphQLError): { appError: AppError; unexpected?: unknown } {
+/**
+ * The AppError an error stands for (see above); an unexpected error is logged, with the request id and the
+ * field's path, as it is masked (server/kit/errors.ts).
+ */
+export function appErrorOf(error: GraphQLError, request: RequestLike): AppError {
+  const known = knownErrorOf(error);
+  if (known.appError) return known.appError;
+  return toAppError(known.unexpected, {
+    requestId: request.requestId,
+    door: "graphql",
+    path: error.path?.join("."),
+  });
+}
+
+/** True when the error is the server's failure (a 5xx), not a refusal of the request. */
+export function isServerFailure(error: GraphQLError): boolean {
+  const known = knownErrorOf(error);
+  return !known.appError || known.appError.status >= 500;
+}
+
+/** The AppError an error stands for, or the unexpected error behind it (to mask through the kit). */
+function knownErrorOf(
+  error: GraphQLError,
+): { appError: AppError; unexpected?: never } | { appError?: never; unexpected: unknown } {
   const chain: GraphQLError[] = [error];
   let original: unknown = error.originalError;
   while (original instanceof GraphQLError) {
@@ -61,10 +82,7 @@ export function appErrorOf(error: GraphQLError): { appError: AppError; unexpecte
   }
   // The outermost error says the most (graphql-js wraps a scalar's refusal with the variable's path).
   if (original === undefined || original === null) return { appError: requestErrorOf(chain) };
-  if (isDatabaseUnavailable(original)) {
-    return { appError: new AppError("service_unavailable", { retryAfterMs: 5000 }), unexpected: original };
-  }
-  return { appError: new AppError("internal_error"), unexpected: original };
+  return { unexpected: original };
 }
 
 /** A request GraphQL or Yoga refused before running it (`chain`: the error, then the errors it wraps). */
@@ -105,14 +123,7 @@ export function paramOf(message: string): string | null {
  * says).
  */
 function toCatalogueError(error: GraphQLError, request: RequestLike, isRequestError: boolean): GraphQLError {
-  const { appError, unexpected } = appErrorOf(error);
-  if (unexpected !== undefined) {
-    log("error", "graphql: unhandled error", {
-      requestId: request.requestId,
-      path: error.path?.join("."),
-      error: unexpected,
-    });
-  }
+  const appError = appErrorOf(error, request);
   const body = errorBody(appError, request.requestId, request.language).error;
   const extensions: CatalogueExtensions & { http?: { status: number; spec: boolean } } = {
     code: body.code,

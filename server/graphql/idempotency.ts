@@ -13,7 +13,7 @@ import {
   validateIdempotencyKey,
 } from "@/server/http/idempotency";
 import type { GraphQLContext } from "./context";
-import { appErrorOf, graphQLErrorOf, renderErrors } from "./errors";
+import { graphQLErrorOf, isServerFailure, renderErrors } from "./errors";
 import { isInputRejection } from "./input";
 
 /**
@@ -162,9 +162,8 @@ const ROLLBACK = Symbol("rollback");
 
 /** A refusal by the operation itself is stored; input validation and server failures are not (see above). */
 function isStorable(errors: ReadonlyArray<GraphQLError>): boolean {
-  const appErrors = errors.map((error) => appErrorOf(error).appError);
   const inputOnly = errors.every((error) => isInputRejection(error.originalError));
-  return !inputOnly && appErrors.every((error) => error.status < 500);
+  return !inputOnly && !errors.some(isServerFailure);
 }
 
 function answerOf(result: ExecutionResult, answering: Answering): StoredResponse {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, isAppError } from "@/server/errors";
-import { parseInput } from "@/server/validation";
+import { id, parseInput } from "@/server/validation";
 import type { GraphQLContext } from "./context";
 
 /** Errors of input validation (the zod schemas), which an Idempotency-Key never stores (idempotency.ts). */
@@ -49,19 +49,8 @@ function underArgument(error: AppError, argument: string): AppError {
   return new AppError(error.code, { ...error.options, param: named, detail });
 }
 
-/** No Marea id is longer or holds a control character (a NUL would not even reach PostgreSQL's text type). */
-function isIdText(value: string): boolean {
-  if (value.length === 0 || value.length > 255) return false;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return false;
-  }
-  return true;
-}
-
-export const Id = z
-  .string()
-  .refine(isIdText, { error: "must be an id: 1-255 characters, no control characters" });
+/** An `ID` argument: the id rule of every door (`id()`, server/validation.ts). */
+export const Id = id();
 
 /**
  * An `ID` argument, refused before it reaches a service when it cannot be an id (400 `invalid_request`, `param`

@@ -1,5 +1,5 @@
-import { AppError, type ErrorObject, errorBody, type Upgrade } from "@/server/errors";
-import type { RejectedProduct } from "@/server/products/schema";
+import type { ErrorObject, RejectedProduct, Upgrade } from "@/server/errors";
+import { renderRejected } from "@/server/kit/rejected";
 import { builder } from "./builder";
 import type { GraphQLContext } from "./context";
 
@@ -50,17 +50,20 @@ export const RejectedProductRef = builder
   });
 
 /**
- * The products a service kept out, as catalogue error objects in the caller's language. `argument` renames the
- * path's list when the GraphQL argument has another name than /v1's body field (`inputs[3]`, not `products[3]`).
+ * The products a service kept out, as catalogue error objects in the caller's language (the doors' one renderer,
+ * server/kit/rejected.ts). `argument` renames the path's list when the GraphQL argument has another name than
+ * /v1's body field (`inputs[3]`, not `products[3]`).
  */
 export function rejectedProducts(
   rejected: RejectedProduct[] | undefined,
   ctx: GraphQLContext,
   argument?: string,
 ): Array<{ index: number; error: ErrorObject }> {
-  return (rejected ?? []).map(({ index, code, ...options }) => {
-    const param = argument ? `${argument}[${index}]` : options.param;
-    const error = new AppError(code, { ...options, param });
-    return { index, error: errorBody(error, ctx.service.requestId, ctx.service.language).error };
-  });
+  return (
+    renderRejected(rejected, {
+      requestId: ctx.service.requestId,
+      language: ctx.service.language,
+      argument,
+    }) ?? []
+  );
 }

@@ -4,9 +4,11 @@ import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { AppError, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { AppError, isAppError, type Language } from "@/server/errors";
 import { readApiKey, renderFailure } from "@/server/http/pipeline";
 import { authenticateAndCount } from "@/server/http/rate-limit";
+import { readBoundedBody } from "@/server/kit/body";
+import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { createGraphQLContext, type GraphQLContext } from "./context";
 import { graphQLErrorOf, markLimitRejection, renderErrors } from "./errors";
@@ -81,7 +83,7 @@ export function createGraphQLYoga(
     async onRequest({ request, endResponse }) {
       const state: RequestState = {
         requestId: newId("req"),
-        language: pickLanguage(request.headers.get("accept-language")),
+        language: acceptLanguageOf(request),
         now,
         db: null,
         actor: null,
@@ -114,7 +116,7 @@ export function createGraphQLYoga(
     onRequestParse({ request, requestParser, setRequestParser }) {
       // The body cap of /v1 (1 MiB) without Yoga's own (`maxRequestBodySize`), which pipes every body through a
       // TransformStream: a declared length is checked before reading (HTTP framing holds the body to it); only a
-      // body without one (chunked) is read here, counting bytes.
+      // body without one (chunked) is read here, through the capped reader, which refuses it as it arrives.
       if (request.method !== "POST" || !request.body || !requestParser) return;
       const declared = request.headers.get("content-length");
       if (declared !== null) {
@@ -123,7 +125,12 @@ export function createGraphQLYoga(
         return;
       }
       setRequestParser(async (original) => {
-        const body = await readCapped(original, GRAPHQL_LIMITS.maxBodyBytes);
+        let body: string;
+        try {
+          body = await readBoundedBody(original, GRAPHQL_LIMITS.maxBodyBytes);
+        } catch (error) {
+          throw isAppError(error) ? graphQLErrorOf(error) : error;
+        }
         return requestParser(new Request(original.url, { method: "POST", headers: original.headers, body }));
       });
     },
@@ -301,24 +308,6 @@ function queryTooLarge(): AppError {
     },
     param: "query",
   });
-}
-
-/** A body without a declared length, read whole unless it passes `limit` bytes (413 `payload_too_large`). */
-async function readCapped(request: Request, limit: number): Promise<string> {
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw graphQLErrorOf(new AppError("payload_too_large"));
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The media type Yoga answers JSON results with: GraphQL over HTTP's when the client accepts it. */

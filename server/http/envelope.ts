@@ -1,5 +1,6 @@
-import { AppError, type ErrorObject, errorBody, type Language } from "@/server/errors";
-import type { RejectedProduct } from "@/server/products/schema";
+import type { AppError, ErrorObject, Language, RejectedProduct } from "@/server/errors";
+import { envelopeResponse } from "@/server/kit/envelope";
+import { renderRejected } from "@/server/kit/rejected";
 import { API_ROUTES } from "./routes";
 
 /** Next actions name operations; over REST they point at the operation's method and /v1 path. */
@@ -24,11 +25,7 @@ export function errorResponse(
   language: Language,
   headers: Record<string, string> = {},
 ): Response {
-  return jsonResponse(error.status, errorBody(error, requestId, language, restActionFor), {
-    ...headers,
-    ...error.options.headers,
-    "x-request-id": requestId,
-  });
+  return envelopeResponse(error, { requestId, language, headers, resolveAction: restActionFor });
 }
 
 /** Rejected items of a partial result (207) with each error as the envelope's error object. */
@@ -36,8 +33,9 @@ export function rejectedToRest(
   ctx: { requestId: string; language: Language },
   rejected: RejectedProduct[] | undefined,
 ): Array<{ index: number; error: ErrorObject }> | undefined {
-  return rejected?.map(({ index, code, ...options }) => ({
-    index,
-    error: errorBody(new AppError(code, options), ctx.requestId, ctx.language, restActionFor).error,
-  }));
+  return renderRejected(rejected, {
+    requestId: ctx.requestId,
+    language: ctx.language,
+    resolveAction: restActionFor,
+  });
 }

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
-import { dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
-import { AppError, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { AppError, isAppError, type Language } from "@/server/errors";
+import { BODY_LIMITS, parseJsonBody, readBoundedBody } from "@/server/kit/body";
+import { toAppError } from "@/server/kit/errors";
+import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { isOperationName } from "@/server/operations";
@@ -26,7 +29,7 @@ import { authenticateAndCount } from "./rate-limit";
 import { type AnyRoute, isIdempotentRoute, type Reply } from "./route";
 
 /** Bodies over 1 MiB get 413 before they are parsed (docs/api.md, "Request pipeline"). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = BODY_LIMITS.api;
 
 /** The query of an operation that declares none: any parameter is unknown, and refused by name. */
 const NO_QUERY = z.strictObject({});
@@ -47,7 +50,7 @@ export function newRequestState(request: Request, now: () => Date = () => new Da
     requestId: newId("req"),
     now,
     url: new URL(request.url),
-    language: pickLanguage(request.headers.get("accept-language")),
+    language: acceptLanguageOf(request),
     headers: {},
   };
 }
@@ -85,10 +88,10 @@ export async function runPipeline(
     const isIdempotent = key !== null && idempotencyKey !== null && isIdempotentRoute(route);
     if (isIdempotent) validateIdempotencyKey(idempotencyKey);
 
-    const rawBody = route.body ? await readBody(request) : "";
+    const rawBody = route.body ? await readBoundedBody(request, MAX_BODY_BYTES) : "";
     let input: Parameters<AnyRoute["handler"]>[1];
     try {
-      const body = route.body ? parseJson(rawBody) : undefined;
+      const body = route.body ? parseJsonBody(rawBody, { empty: {} }) : undefined;
       const query = Object.fromEntries(state.url.searchParams);
       input = {
         params: route.params ? parsePathParams(route.params, pathParams, state.language) : pathParams,
@@ -133,18 +136,8 @@ export async function runPipeline(
 }
 
 export function renderFailure(error: unknown, state: RequestState): Response {
-  if (isAppError(error)) return errorResponse(error, state.requestId, state.language, state.headers);
-  if (isDatabaseUnavailable(error)) {
-    log("error", "database unavailable", { requestId: state.requestId, error });
-    return errorResponse(
-      new AppError("service_unavailable", { retryAfterMs: 5000 }),
-      state.requestId,
-      state.language,
-      { ...state.headers, "retry-after": "5" },
-    );
-  }
-  log("error", "unhandled error", { requestId: state.requestId, error });
-  return errorResponse(new AppError("internal_error"), state.requestId, state.language, state.headers);
+  const failure = toAppError(error, { requestId: state.requestId });
+  return errorResponse(failure, state.requestId, state.language, state.headers);
 }
 
 /** The raw key of `Authorization: Bearer <key>` or `X-API-Key: <key>` (the GraphQL door reads it the same way). */
@@ -156,45 +149,6 @@ export function readApiKey(headers: Headers): string | null {
   }
   const apiKey = headers.get("x-api-key")?.trim();
   return apiKey ? apiKey : null;
-}
-
-async function readBody(request: Request): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new AppError("payload_too_large");
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      // The client closed the connection before the body ended (the stream errors with ECONNRESET, which
-      // must not pass for a lost database).
-      throw new AppError("invalid_request", {
-        detail: {
-          en: "The request body could not be read: the connection closed before it ended.",
-          es: "No se pudo leer el cuerpo de la solicitud: la conexión se cerró antes de que terminara.",
-          pt: "Não foi possível ler o corpo da solicitação: a conexão foi fechada antes do fim.",
-        },
-      });
-    });
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new AppError("payload_too_large");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseJson(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw new AppError("invalid_json");
-  }
 }
 
 function requestFingerprint(request: Request, state: RequestState, rawBody: string): string {

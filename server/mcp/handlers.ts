@@ -1,10 +1,9 @@
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { isDatabaseUnavailable } from "@/server/db/client";
-import { AppError, isAppError, type Language } from "@/server/errors";
-import { log } from "@/server/lib/log";
+import { AppError, type Language } from "@/server/errors";
+import { toAppError } from "@/server/kit/errors";
 import { getStorefront, listStorefronts } from "@/server/storefronts/service";
-import { parseInput } from "@/server/validation";
+import { id, parseInput } from "@/server/validation";
 import { mcpErrorObject } from "./errors";
 import { canSeeTool, findTool, listToolsFor, type ToolListing } from "./registry";
 
@@ -79,51 +78,9 @@ function errorResult(error: AppError, call: McpCall): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(mcpErrorObject(error, call)) }] };
 }
 
-/** Turns anything a tool threw into a catalogue error: unknown failures are logged and answered as 500s. */
-function toAppError(error: unknown, call: McpCall, name: string): AppError {
-  if (isAppError(error)) return error;
-  if (isDatabaseUnavailable(error)) {
-    log("error", "database unavailable", { requestId: call.requestId, tool: name, error });
-    return new AppError("service_unavailable", { retryAfterMs: 5000 });
-  }
-  log("error", "mcp tool failed", { requestId: call.requestId, tool: name, error });
-  return new AppError("internal_error");
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this looks for
-const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * The JSON path of the first string (value or key) in `value` holding NUL or an unpaired UTF-16 surrogate, or
- * null. Text like that cannot be stored as sent (PostgreSQL refuses NUL; a lone surrogate comes back changed), so
- * the door refuses it before any schema or service sees it.
- */
-export function invalidTextPath(value: unknown, path: string[] = []): string | null {
-  if (typeof value === "string") return BAD_TEXT.test(value) ? path.join(".") || "arguments" : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = invalidTextPath(item, [...path.slice(0, -1), `${path.at(-1) ?? ""}[${index}]`]);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (BAD_TEXT.test(key)) return [...path, "(key)"].join(".");
-      const found = invalidTextPath(item, [...path, key]);
-      if (found) return found;
-    }
-  }
-  return null;
-}
-
-function assertValidText(value: unknown): void {
-  const param = invalidTextPath(value);
-  if (param !== null)
-    throw new AppError("invalid_request", {
-      param,
-      detail: `${param}: must not contain NUL characters or unpaired UTF-16 surrogates.`,
-    });
+/** Anything a tool threw, as a catalogue error (unknown failures are logged and answered as 500s). */
+function failureOf(error: unknown, call: McpCall, name: string): AppError {
+  return toAppError(error, { requestId: call.requestId, tool: name });
 }
 
 /**
@@ -145,19 +102,19 @@ export async function callTool(call: McpCall, name: string, args: unknown): Prom
     );
   const ctx = contextOf(call);
   try {
-    assertValidText(args);
     const input = parseInput(definition.input, args ?? {}, call.language);
     const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
     ctx.runAfterCommit();
     return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
   } catch (error) {
-    return errorResult(toAppError(error, call, name), call);
+    return errorResult(failureOf(error, call, name), call);
   }
 }
 
 // Resources: each storefront is readable as marea://storefronts/{storefrontId}.
 
 const STOREFRONT_URI = /^marea:\/\/storefronts\/([^/?#]+)$/;
+const STOREFRONT_ID = id();
 
 export const RESOURCE_TEMPLATES = [
   {
@@ -181,19 +138,32 @@ export async function listResources(call: McpCall) {
       mimeType: "application/json",
     }));
   } catch (error) {
-    throw protocolErrorOf(toAppError(error, call, "resources/list"), call);
+    throw protocolErrorOf(failureOf(error, call, "resources/list"), call);
   }
 }
 
 /** `resources/read`: a storefront resource; an unknown URI or storefront is a protocol error (invalid params). */
 export async function readResource(call: McpCall, uri: string) {
-  const match = invalidTextPath(uri) === null ? STOREFRONT_URI.exec(uri) : null;
-  if (!match?.[1]) throw new McpProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
+  const storefrontId = storefrontIdOf(uri);
+  if (storefrontId === null) throw new McpProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
   const ctx = contextOf(call);
   try {
-    const storefront = await getStorefront(ctx, { storefrontId: decodeURIComponent(match[1]) });
+    const storefront = await getStorefront(ctx, { storefrontId });
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(storefront) }] };
   } catch (error) {
-    throw protocolErrorOf(toAppError(error, call, "resources/read"), call);
+    throw protocolErrorOf(failureOf(error, call, "resources/read"), call);
   }
+}
+
+/** The storefront id a resource URI names, or null when it names none (not the pattern, or not an id). */
+function storefrontIdOf(uri: string): string | null {
+  const encoded = STOREFRONT_URI.exec(uri)?.[1];
+  if (encoded === undefined) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
+  return STOREFRONT_ID.safeParse(decoded).success ? decoded : null;
 }

@@ -1,8 +1,11 @@
-import { dbReady, isDatabaseUnavailable } from "@/server/db/client";
+import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { AppError, errorBody, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { AppError, type Language } from "@/server/errors";
+import { BODY_LIMITS, readBoundedBody } from "@/server/kit/body";
+import { envelopeResponse } from "@/server/kit/envelope";
+import { toAppError } from "@/server/kit/errors";
+import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
-import { log } from "@/server/lib/log";
 import { mcpUrl } from "@/server/oauth/urls";
 import { assertOAuthScopes, authenticateMcpRequest, McpHttpError } from "./auth";
 import type { McpCall } from "./handlers";
@@ -12,11 +15,12 @@ import { handleModernRequest, isModernRequest } from "./modern";
 /**
  * `{mcp_url}` (docs/mcp.md): MCP over Streamable HTTP, stateless, in a route handler. In this order: Host and
  * Origin (DNS-rebinding protection) -> authentication and rate limiting (a static key or an OAuth token) -> body
- * (1 MiB at most, JSON) -> over OAuth, the scope the method needs (403 step-up) -> the protocol era (2026-07-28
- * per-request metadata, or the handshake-based revisions through the SDK) -> the handlers.
+ * (1 MiB at most, read through the capped reader, JSON; one message: a batch is refused) -> over OAuth, the scope
+ * the method needs (403 step-up) -> the protocol era (2026-07-28 per-request metadata, or the handshake-based
+ * revisions through the SDK) -> the handlers.
  */
 
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+export const MAX_MCP_BODY_BYTES = BODY_LIMITS.api;
 
 type State = { requestId: string; language: Language; headers: Record<string, string> };
 
@@ -49,13 +53,11 @@ function jsonResponse(status: number, body: unknown, headers: Record<string, str
 }
 
 function refusal(error: AppError, state: State, headers: Record<string, string> = {}): Response {
-  return jsonResponse(error.status, errorBody(error, state.requestId, state.language), {
-    ...state.headers,
-    ...error.options.headers,
-    ...headers,
-    "x-request-id": state.requestId,
-  });
+  return envelopeResponse(error, { ...state, headers: { ...state.headers, ...headers } });
 }
+
+/** JSON-RPC's "Invalid Request": the body is JSON, but not one message. */
+const INVALID_REQUEST = -32600;
 
 /** A JSON-RPC error without an id, for a message that could not be read. */
 function rpcRefusal(status: number, code: number, message: string, state: State): Response {
@@ -64,31 +66,6 @@ function rpcRefusal(status: number, code: number, message: string, state: State)
     { jsonrpc: "2.0", id: null, error: { code, message } },
     { ...state.headers, "x-request-id": state.requestId },
   );
-}
-
-async function readBody(request: Request): Promise<string | null> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_MCP_BODY_BYTES) return null;
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      // The client closed the connection before the body ended (ECONNRESET must not pass for a lost database).
-      throw new AppError("invalid_request", {
-        detail: "The request body could not be read: the connection closed.",
-      });
-    });
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_MCP_BODY_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
@@ -136,7 +113,7 @@ export async function handleMcpRequest(
   const now = options.now ?? (() => new Date());
   const state: State = {
     requestId: newId("req"),
-    language: pickLanguage(request.headers.get("accept-language")),
+    language: acceptLanguageOf(request),
     headers: {},
   };
   try {
@@ -148,15 +125,23 @@ export async function handleMcpRequest(
     if (request.method !== "POST")
       return refusal(new AppError("method_not_allowed"), state, { allow: "POST" });
 
-    const raw = await readBody(request);
-    if (raw === null) return refusal(new AppError("payload_too_large"), state);
+    const raw = await readBoundedBody(request, MAX_MCP_BODY_BYTES);
     let body: unknown;
     try {
       body = JSON.parse(raw);
     } catch {
       return rpcRefusal(400, -32700, "Parse error: the body is not JSON.", state);
     }
-    assertOAuthScopes(auth, Array.isArray(body) ? body : [body]);
+    // One message per request (docs/mcp.md, "Batches"): JSON-RPC batching left MCP in 2025-06-18, and a batch
+    // would run any number of calls for one counted request. Refused whole, before any of it runs.
+    if (Array.isArray(body))
+      return rpcRefusal(
+        400,
+        INVALID_REQUEST,
+        "Invalid Request: batches are not supported; send one message.",
+        state,
+      );
+    assertOAuthScopes(auth, [body]);
     const malformed = malformedToolCall(body);
     if (malformed) return withHeaders(malformed, { ...state.headers, "x-request-id": state.requestId });
 
@@ -175,14 +160,6 @@ export async function handleMcpRequest(
     return withHeaders(response, { ...state.headers, "x-request-id": state.requestId });
   } catch (error) {
     if (error instanceof McpHttpError) return refusal(error.error, state, error.headers);
-    if (isAppError(error)) return refusal(error, state);
-    if (isDatabaseUnavailable(error)) {
-      log("error", "database unavailable", { requestId: state.requestId, error });
-      return refusal(new AppError("service_unavailable", { retryAfterMs: 5000 }), state, {
-        "retry-after": "5",
-      });
-    }
-    log("error", "unhandled mcp error", { requestId: state.requestId, error });
-    return refusal(new AppError("internal_error"), state);
+    return refusal(toAppError(error, { requestId: state.requestId, door: "mcp" }), state);
   }
 }

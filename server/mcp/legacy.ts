@@ -2,10 +2,12 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
+  InitializeRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -30,12 +32,44 @@ async function protocolErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The requests this server answers through the SDK, each with the SDK's own schema of it. */
+const REQUEST_SCHEMAS: Record<string, { safeParse: (value: unknown) => { success: boolean } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+  "resources/list": ListResourcesRequestSchema,
+  "resources/templates/list": ListResourceTemplatesRequestSchema,
+  "resources/read": ReadResourceRequestSchema,
+};
+
+/**
+ * A request whose params its method's schema refuses is the client's mistake: JSON-RPC invalid params (-32602).
+ * The SDK parses them inside its handler and would answer an internal error (-32603).
+ */
+function invalidParams(body: unknown): Response | null {
+  if (typeof body !== "object" || body === null) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  const schema = typeof method === "string" ? REQUEST_SCHEMAS[method] : undefined;
+  if (!schema || schema.safeParse(body).success) return null;
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: typeof id === "string" || typeof id === "number" ? id : null,
+      error: { code: -32602, message: `Invalid params: not the params of ${String(method)}.` },
+    }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
+}
+
 /**
  * The handshake-based revisions (2025-03-26, 2025-06-18, 2025-11-25) through the official SDK's web-standard
  * Streamable HTTP transport, stateless: a server and a transport per request (nothing is kept between
  * requests, so any process can answer any request), JSON responses instead of SSE streams.
  */
 export async function handleLegacyRequest(request: Request, body: unknown, call: McpCall): Promise<Response> {
+  const invalid = invalidParams(body);
+  if (invalid) return invalid;
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,

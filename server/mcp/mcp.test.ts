@@ -433,6 +433,51 @@ describe("authentication and the RFC 9728 challenge", () => {
   });
 });
 
+describe("H2: one message per request (JSON-RPC batches were removed in 2025-06-18)", () => {
+  it("H2: an array of two tools/call is refused whole (400, JSON-RPC -32600) and neither call runs", async () => {
+    const owner = await createMerchant({ verified: true, plan: "PRO" });
+    const create = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "marea.create_storefront", arguments: { name: `Batch ${id}`, currency: "MXN" } },
+    });
+    const storefronts = async () =>
+      ((await call("GET", "/v1/storefronts", { key: owner.userKey })).body as { data: unknown[] }).data
+        .length;
+    for (const version of ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]) {
+      const res = await post([create(1), create(2)], {
+        authorization: `Bearer ${owner.userKey}`,
+        "mcp-protocol-version": version,
+      });
+      expect(res.status, version).toBe(400);
+      expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+      expect(await res.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Invalid Request: batches are not supported; send one message." },
+      });
+    }
+    // An empty array and a batch of one are batches too.
+    for (const batch of [[], [listTools]]) {
+      const res = await post(batch, { authorization: `Bearer ${owner.userKey}` });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
+    expect(await storefronts()).toBe(0);
+    // One message still runs.
+    const single = await post(create(3), { authorization: `Bearer ${owner.userKey}` });
+    expect(single.status).toBe(200);
+    expect(await storefronts()).toBe(1);
+  });
+
+  it("H2: a batch is refused after authentication: without credentials it is the 401 challenge", async () => {
+    const res = await post([listTools, listTools]);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
+  });
+});
+
 describe("rate limits: a static key's calls count in its bucket", () => {
   it("/mcp and /v1 share the key's minute bucket, with X-RateLimit-* on every answer, then 429", async () => {
     const limited = await createMerchant();

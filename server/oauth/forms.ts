@@ -1,11 +1,13 @@
 import { createHmac } from "node:crypto";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
-import { ERROR_CATALOGUE, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { AppError, isAppError, messageFor } from "@/server/errors";
+import { BODY_LIMITS } from "@/server/kit/body";
+import { formFields, readFormBody } from "@/server/kit/form";
+import { requestLanguage } from "@/server/kit/language";
 import { safeEqual } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { actorFromSessionCookie } from "@/server/sessions/actor";
-import { LANGUAGE_COOKIE, readCookie } from "@/server/sessions/cookies";
 import { sameSitePath } from "@/server/sessions/next-path";
 import { isSameOrigin } from "@/server/sessions/origin";
 import { decideConsent, disconnectApp } from "./service";
@@ -14,6 +16,8 @@ import { decideConsent, disconnectApp } from "./service";
  * The dashboard's OAuth forms (docs/mcp.md, "Consent" and "Connected apps"): plain HTML form posts with the
  * session cookie. Each refuses a cross-site request (`isSameOrigin`); the consent form also carries a token bound
  * to the session and the authorization request, so a forged post cannot approve an app even from the same site.
+ * The form is read after the same-origin check, through the door kit's capped reader (16 KiB; docs/security.md,
+ * "Request bodies and door limits").
  */
 
 export const CONSENT_PAGE = "/dashboard/oauth/consent";
@@ -23,32 +27,27 @@ export function consentFormToken(sessionId: string, requestId: string): string {
   return createHmac("sha256", sessionId).update(`oauth-consent:${requestId}`).digest("hex");
 }
 
-function languageOf(request: Request): Language {
-  const chosen = readCookie(request, LANGUAGE_COOKIE);
-  if (chosen === "es" || chosen === "en" || chosen === "pt") return chosen;
-  return pickLanguage(request.headers.get("accept-language"));
-}
-
 function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 }
 
-function refused(request: Request): Response {
-  return new Response(ERROR_CATALOGUE.cross_site_request.messages[languageOf(request)], {
-    status: 403,
+/** A refusal before any work (another site, a forged token, a body over the cap), as plain text. */
+function refused(request: Request, error: AppError = new AppError("cross_site_request")): Response {
+  return new Response(messageFor(error, requestLanguage(request)), {
+    status: error.status,
     headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
   });
 }
 
-async function readForm(request: Request): Promise<Record<string, string>> {
+/** The form's fields (each cut to 4,000 characters), or the refusal of its body. */
+async function readForm(request: Request): Promise<Record<string, string> | Response> {
   try {
-    const data = await request.formData();
-    const fields: Record<string, string> = {};
-    for (const [key, value] of data.entries())
-      if (typeof value === "string") fields[key] = value.slice(0, 4000);
+    const fields = formFields(await readFormBody(request, BODY_LIMITS.form));
+    for (const key of Object.keys(fields)) fields[key] = (fields[key] ?? "").slice(0, 4000);
     return fields;
-  } catch {
-    return {};
+  } catch (error) {
+    if (isAppError(error)) return refused(request, error);
+    throw error;
   }
 }
 
@@ -64,6 +63,7 @@ function signInFirst(next: string): Response {
 export async function handleConsentDecision(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return refused(request);
   const form = await readForm(request);
+  if (form instanceof Response) return form;
   const requestId = form.request ?? "";
   const consentPage = `${CONSENT_PAGE}?${new URLSearchParams({ request: requestId })}`;
   const db = await dbReady();
@@ -71,7 +71,12 @@ export async function handleConsentDecision(request: Request): Promise<Response>
   const actor = await actorFromSessionCookie(db, request, now);
   if (actor?.via.type !== "session") return signInFirst(consentPage);
   if (!safeEqual(form.csrf ?? "", consentFormToken(actor.via.sessionId, requestId))) return refused(request);
-  const ctx = createServiceContext({ db, actor, requestId: newId("req"), language: languageOf(request) });
+  const ctx = createServiceContext({
+    db,
+    actor,
+    requestId: newId("req"),
+    language: requestLanguage(request),
+  });
   try {
     const { redirectTo } = await decideConsent(ctx, { requestId, approve: form.decision === "approve" });
     ctx.runAfterCommit();
@@ -89,13 +94,19 @@ export async function handleConsentDecision(request: Request): Promise<Response>
 export async function handleDisconnect(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return refused(request);
   const form = await readForm(request);
+  if (form instanceof Response) return form;
   const next = sameSitePath(form.next) ?? "/dashboard/account";
   const back = (query: Record<string, string>) =>
     seeOther(`${next}${next.includes("?") ? "&" : "?"}${new URLSearchParams(query)}`);
   const db = await dbReady();
   const actor = await actorFromSessionCookie(db, request, new Date());
   if (!actor) return signInFirst(next);
-  const ctx = createServiceContext({ db, actor, requestId: newId("req"), language: languageOf(request) });
+  const ctx = createServiceContext({
+    db,
+    actor,
+    requestId: newId("req"),
+    language: requestLanguage(request),
+  });
   try {
     await disconnectApp(ctx, { clientId: form.clientId ?? "" });
     ctx.runAfterCommit();

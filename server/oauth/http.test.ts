@@ -109,6 +109,52 @@ describe("the endpoints' HTTP shapes", () => {
     expect(await unknown.json()).toMatchObject({ error: "invalid_client" });
   });
 
+  it("L11: a malformed Authorization: Basic header on token and revoke is 401 invalid_client, never a 500", async () => {
+    const registered = (await (
+      await get("/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": uniqueClientIp() },
+        body: JSON.stringify({ client_name: "Basic", redirect_uris: [TEST_REDIRECT_URI] }),
+      })
+    ).json()) as { client_id: string };
+    const basic = (text: string) => `Basic ${Buffer.from(text, "utf8").toString("base64")}`;
+    const headers = [
+      // `%` escapes decodeURIComponent throws on.
+      basic("%ZZ:"),
+      basic("%E0%A4%A:"),
+      basic("%ED%A0%80:"),
+      basic("%:"),
+      // Not base64, and base64 of bytes that are not UTF-8.
+      "Basic !!!",
+      "Basic =abc",
+      `Basic ${Buffer.from([0xff, 0xfe, 0x3a]).toString("base64")}`,
+      // A NUL the database could not compare.
+      basic("a%00b:"),
+      basic("a\u0000b:"),
+    ];
+    for (const authorization of headers) {
+      for (const path of ["/oauth/token", "/oauth/revoke"]) {
+        const res = await form(
+          path,
+          path === "/oauth/token"
+            ? { grant_type: "refresh_token", refresh_token: "mcp_rt_unknown" }
+            : { token: "mcp_at_unknown" },
+          { authorization },
+        );
+        expect(res.status, `${path} ${authorization}`).toBe(401);
+        expect(res.headers.get("cache-control")).toBe("no-store");
+        expect(await res.json()).toMatchObject({ error: "invalid_client" });
+      }
+    }
+    // A well-formed header still works, and must agree with the form's client_id.
+    const ok = await form(
+      "/oauth/revoke",
+      { token: "mcp_at_unknown", client_id: registered.client_id },
+      { authorization: basic(`${registered.client_id}:`) },
+    );
+    expect(ok.status).toBe(200);
+  });
+
   it("revoke: 200 for an unknown token", async () => {
     const registered = (await (
       await get("/oauth/register", {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { id } from "@/server/validation";
 import { OrderDto, UpdateOrderInput } from "./schema";
 import { listOrders, updateOrderStatus } from "./service";
 
@@ -14,7 +15,7 @@ export const orderTools = [
         "A storefront's orders, oldest first, with items, customer, totals and status. Pass `nextCursor` as `cursor` for the next page.",
       operation: "listOrders",
       scope: "marea.read",
-      input: ListQuery.extend({ storefrontId: z.string().min(1).max(64) }),
+      input: ListQuery.extend({ storefrontId: id() }),
       output: z.object({ data: z.array(OrderDto), nextCursor: z.string().nullable() }),
       annotations: READ_ONLY,
     },
@@ -28,7 +29,7 @@ export const orderTools = [
         "Moves the order to a valid next `orderStatus` and/or sets a `customStatus`. A real change notifies the account's webhook endpoints (order.status_updated); cancelling puts the stock back.",
       operation: "updateOrderStatus",
       scope: "marea.write",
-      input: z.strictObject({ orderId: z.string().min(1).max(64), change: UpdateOrderInput }),
+      input: z.strictObject({ orderId: id(), change: UpdateOrderInput }),
       output: OrderDto,
       annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: true }),
     },

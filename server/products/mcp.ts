@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
 import { DeletedResponse } from "@/server/storefronts/schema";
+import { id } from "@/server/validation";
 import { ProductDto, ProductList, ProductManifest, ProductParams, UpdateProductInput } from "./schema";
 import { createProduct, deleteProduct, listProducts, updateProduct } from "./service";
 
@@ -15,7 +16,7 @@ export const productTools = [
         "A storefront's products, oldest first. Pass `nextCursor` as `cursor` for the next page (`limit` 1-100, default 20).",
       operation: "listProducts",
       scope: "marea.read",
-      input: ListQuery.extend({ storefrontId: z.string() }),
+      input: ListQuery.extend({ storefrontId: id() }),
       output: ProductList,
       annotations: READ_ONLY,
     },
@@ -29,7 +30,7 @@ export const productTools = [
         "Adds one product to a storefront (title and price required). Over the plan's product limit: plan_max_products_reached.",
       operation: "createProduct",
       scope: "marea.write",
-      input: z.strictObject({ storefrontId: z.string(), product: ProductManifest }),
+      input: z.strictObject({ storefrontId: id(), product: ProductManifest }),
       output: ProductDto,
       annotations: writes({ destructiveHint: false, idempotentHint: false, openWorldHint: false }),
     },

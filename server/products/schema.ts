@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorEnvelope, type Messages, type Upgrade } from "@/server/errors";
+import { ErrorEnvelope } from "@/server/errors";
 import { ListQuery } from "@/server/lib/pagination";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
 import { localized, pathId, text } from "@/server/validation";
@@ -155,18 +155,8 @@ export type ProductDto = z.infer<typeof ProductDto>;
 
 export const ProductResponse = z.object({ product: ProductDto }).meta({ id: "ProductResponse" });
 
-/**
- * A product the plan limit kept out, as services answer it: its index in the request, the catalogue code, the
- * JSON path of the manifest and what would lift the limit. Each adapter renders it as its error shape.
- */
-export type RejectedProduct = {
-  index: number;
-  code: "products_over_limit";
-  param: string;
-  upgrade: Upgrade;
-  /** The specific limit, appended to the localized catalogue message. */
-  detail: Messages;
-};
+/** A product the plan limit kept out (defined in the core, server/errors.ts, for the doors' one renderer). */
+export type { RejectedProduct } from "@/server/errors";
 
 /** REST's rejected product (docs/api.md, "Plan limits"): its index and the envelope's error object. */
 export const RejectedProductDto = z

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rejectedToRest } from "@/server/http/envelope";
+import { renderRejected } from "@/server/kit/rejected";
 import { input, router, sessionProcedure } from "@/server/trpc/init";
 import {
   BatchCreateProductsInput,
@@ -43,6 +43,6 @@ export const productsRouter = router({
     .input(input(z.strictObject({ ...StorefrontRef.shape, ...BatchCreateProductsInput.shape })))
     .mutation(async ({ ctx, input }) => {
       const { products, rejected } = await createProducts(ctx.service, input);
-      return { products, rejected: rejectedToRest(ctx.service, rejected) ?? [] };
+      return { products, rejected: renderRejected(rejected, ctx.service) ?? [] };
     }),
 });

@@ -1,11 +1,13 @@
 import { dbReady } from "@/server/db/client";
-import { type AppError, ERROR_CATALOGUE, isAppError, type Language, pickLanguage } from "@/server/errors";
+import { AppError, isAppError, messageFor } from "@/server/errors";
+import { BODY_LIMITS } from "@/server/kit/body";
+import { formFields, readFormBody } from "@/server/kit/form";
+import { requestLanguage } from "@/server/kit/language";
 import { clientIp } from "./client-ip";
 import {
   clearPendingSignInCookie,
   clearSessionCookie,
   decodePendingSignIn,
-  LANGUAGE_COOKIE,
   type PendingSignIn,
   pendingSignInCookie,
   readCookie,
@@ -29,7 +31,9 @@ import {
  * The HTTP adapter of the sign-in pages: each POST of a plain HTML form (they work without JavaScript) parses
  * its fields, calls one service function and answers 303 See Other to the page that shows the next step, or
  * back to the step with `?error=<catalogue code>&param=<field>` for the field that caused it.
- * Every handler first refuses cross-site requests (`isSameOrigin`).
+ * Every handler first refuses cross-site requests (`isSameOrigin`), then reads the form through the door kit's
+ * capped reader (16 KiB; docs/security.md, "Request bodies and door limits"): a larger body is a plain 413, a
+ * multipart one a plain 400, before any work.
  */
 
 type Redirect = { location: string; cookies?: string[] };
@@ -40,28 +44,12 @@ function seeOther({ location, cookies = [] }: Redirect): Response {
   return new Response(null, { status: 303, headers });
 }
 
-function languageOf(request: Request): Language {
-  const chosen = readCookie(request, LANGUAGE_COOKIE);
-  if (chosen === "es" || chosen === "en" || chosen === "pt") return chosen;
-  return pickLanguage(request.headers.get("accept-language"));
-}
-
-function refused(request: Request): Response {
-  return new Response(ERROR_CATALOGUE.cross_site_request.messages[languageOf(request)], {
-    status: 403,
+/** A refusal before any work (another site, a body over the cap): the catalogue's message as plain text. */
+function refused(request: Request, error: AppError): Response {
+  return new Response(messageFor(error, requestLanguage(request)), {
+    status: error.status,
     headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
   });
-}
-
-async function readForm(request: Request): Promise<Record<string, string>> {
-  try {
-    const data = await request.formData();
-    const fields: Record<string, string> = {};
-    for (const [key, value] of data.entries()) if (typeof value === "string") fields[key] = value;
-    return fields;
-  } catch {
-    return {};
-  }
 }
 
 /**
@@ -97,35 +85,64 @@ function afterSignIn(
   return seeOther({ location, cookies: [sessionCookie(result.session, now), clearPendingSignInCookie()] });
 }
 
-async function guarded(request: Request, work: () => Promise<Response>, onError: (e: AppError) => Response) {
-  if (!isSameOrigin(request)) return refused(request);
+type Fields = Record<string, string>;
+
+/**
+ * The shell of every form handler: same origin first, then the form (capped; none when `readsForm` is false),
+ * then `work`; a catalogue error of `work` goes to `onError`, which sends the person back to the step.
+ */
+async function guarded(
+  request: Request,
+  options: { readsForm: boolean },
+  work: (fields: Fields) => Promise<Response>,
+  onError: (error: AppError, fields: Fields) => Response,
+): Promise<Response> {
+  if (!isSameOrigin(request)) return refused(request, new AppError("cross_site_request"));
+  let fields: Fields = {};
+  if (options.readsForm) {
+    try {
+      fields = formFields(await readFormBody(request, BODY_LIMITS.form));
+    } catch (error) {
+      if (isAppError(error)) return refused(request, error);
+      throw error;
+    }
+  }
   try {
-    return await work();
+    return await work(fields);
   } catch (error) {
-    if (isAppError(error)) return onError(error);
+    if (isAppError(error)) return onError(error, fields);
     throw error;
   }
 }
 
+function emailStepOf(form: Fields): { email: string; next: string | null } {
+  const fields = EmailStepForm.safeParse(form);
+  return {
+    email: fields.success ? fields.data.email.trim().slice(0, 254) : "",
+    next: safeNextPath(fields.success ? fields.data.next : null),
+  };
+}
+
 /** POST /signin/email: mail a code to the address typed, then show the code step. */
 export async function handleEmailStep(request: Request): Promise<Response> {
-  const fields = EmailStepForm.safeParse(await readForm(request));
-  const email = fields.success ? fields.data.email.trim().slice(0, 254) : "";
-  const next = safeNextPath(fields.success ? fields.data.next : null);
-  const pending = pendingSignInCookie({ email, next });
   return guarded(
     request,
-    async () => {
+    { readsForm: true },
+    async (form) => {
+      const { email, next } = emailStepOf(form);
       const db = await dbReady();
       const sent = await requestSignInCode(
         db,
-        { email, ip: clientIp(request), language: languageOf(request) },
+        { email, ip: clientIp(request), language: requestLanguage(request) },
         new Date(),
       );
       return seeOther({ location: "/signin", cookies: [pendingSignInCookie({ email: sent.email, next })] });
     },
-    (error) =>
-      seeOther({ location: errorLocation("/signin", error, { step: "email" }, "email"), cookies: [pending] }),
+    (error, form) =>
+      seeOther({
+        location: errorLocation("/signin", error, { step: "email" }, "email"),
+        cookies: [pendingSignInCookie(emailStepOf(form))],
+      }),
   );
 }
 
@@ -134,12 +151,13 @@ export async function handleResend(request: Request): Promise<Response> {
   const pending = pendingOf(request);
   return guarded(
     request,
+    { readsForm: false },
     async () => {
       if (!pending?.email) return seeOther({ location: "/signin?step=email" });
       const db = await dbReady();
       await requestSignInCode(
         db,
-        { email: pending.email, ip: clientIp(request), language: languageOf(request) },
+        { email: pending.email, ip: clientIp(request), language: requestLanguage(request) },
         new Date(),
       );
       return seeOther({ location: "/signin?resent=1" });
@@ -151,10 +169,11 @@ export async function handleResend(request: Request): Promise<Response> {
 /** POST /signin/code: prove the address; signs in, or asks the bootstrap-account question. */
 export async function handleCodeStep(request: Request): Promise<Response> {
   const pending = pendingOf(request);
-  const fields = CodeStepForm.safeParse(await readForm(request));
   return guarded(
     request,
-    async () => {
+    { readsForm: true },
+    async (form) => {
+      const fields = CodeStepForm.safeParse(form);
       if (!pending?.email)
         return seeOther({ location: "/signin?step=email&error=sign_in_expired&param=email" });
       const db = await dbReady();
@@ -165,7 +184,7 @@ export async function handleCodeStep(request: Request): Promise<Response> {
           email: pending.email,
           code: fields.success ? fields.data.code : "",
           ip: clientIp(request),
-          language: languageOf(request),
+          language: requestLanguage(request),
           replacingSessionToken: readCookie(request, SESSION_COOKIE),
         },
         now,
@@ -185,10 +204,11 @@ export async function handleCodeStep(request: Request): Promise<Response> {
 /** POST /signin/choose: continue with the developer-made account, or start a new one. */
 export async function handleChoiceStep(request: Request): Promise<Response> {
   const pending = pendingOf(request);
-  const fields = ChoiceStepForm.safeParse(await readForm(request));
   return guarded(
     request,
-    async () => {
+    { readsForm: true },
+    async (form) => {
+      const fields = ChoiceStepForm.safeParse(form);
       if (!pending?.challenge)
         return seeOther({ location: "/signin?step=email&error=sign_in_expired&param=email" });
       if (!fields.success) return seeOther({ location: "/signin?error=invalid_request&param=choice" });
@@ -215,23 +235,25 @@ export async function handleChoiceStep(request: Request): Promise<Response> {
 
 /** POST /signin/terms/accept: the signed-in account accepts the current terms, then goes on. */
 export async function handleTermsStep(request: Request): Promise<Response> {
-  const fields = TermsStepForm.safeParse(await readForm(request));
-  const next = safeNextPath(fields.success ? fields.data.next : null) ?? DEFAULT_AFTER_SIGN_IN;
+  const termsOf = (form: Fields) => {
+    const fields = TermsStepForm.safeParse(form);
+    const next = safeNextPath(fields.success ? fields.data.next : null) ?? DEFAULT_AFTER_SIGN_IN;
+    return { version: fields.success ? fields.data.version : "", next };
+  };
   return guarded(
     request,
-    async () => {
+    { readsForm: true },
+    async (form) => {
+      const { version, next } = termsOf(form);
       const db = await dbReady();
       const now = new Date();
       const session = await resolveSession(db, readCookie(request, SESSION_COOKIE), now);
       if (!session) return seeOther({ location: `/signin?${new URLSearchParams({ next })}` });
-      await acceptTermsForAccount(
-        db,
-        { accountId: session.accountId, version: fields.success ? fields.data.version : "" },
-        now,
-      );
+      await acceptTermsForAccount(db, { accountId: session.accountId, version }, now);
       return seeOther({ location: next });
     },
-    (error) => seeOther({ location: errorLocation("/signin/terms", error, { next }) }),
+    (error, form) =>
+      seeOther({ location: errorLocation("/signin/terms", error, { next: termsOf(form).next }) }),
   );
 }
 
@@ -240,10 +262,10 @@ export async function handleTermsStep(request: Request): Promise<Response> {
  * `after=cancelled` (the account page, right after cancelling the account) lands on /signin saying so.
  */
 export async function handleSignOut(request: Request): Promise<Response> {
-  const form = await readForm(request);
   return guarded(
     request,
-    async () => {
+    { readsForm: true },
+    async (form) => {
       const db = await dbReady();
       await signOut(db, readCookie(request, SESSION_COOKIE), { everywhere: form.scope === "everywhere" });
       const location = form.after === "cancelled" ? "/signin?cancelled=1" : "/signin?signedout=1";

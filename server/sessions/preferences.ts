@@ -1,3 +1,7 @@
+import { isAppError, messageFor } from "@/server/errors";
+import { BODY_LIMITS } from "@/server/kit/body";
+import { readFormBody } from "@/server/kit/form";
+import { requestLanguage } from "@/server/kit/language";
 import { LANGUAGE_COOKIE, preferenceCookie, THEME_COOKIE } from "./cookies";
 import { sameSitePath } from "./next-path";
 import { isAppOrigin, isSameOrigin } from "./origin";
@@ -21,19 +25,24 @@ function backPath(request: Request): string {
 /**
  * POST /preferences: the language switcher (`lang=es|en|pt`) and the theme toggle (`theme=light|dark|system`)
  * of every page. Plain forms, so they work before (or without) JavaScript; the choice is a cookie read on the
- * server, so the next page is rendered in it from the first byte.
+ * server, so the next page is rendered in it from the first byte. The form is read through the door kit's capped
+ * reader (16 KiB; docs/security.md, "Request bodies and door limits").
  */
 export async function handlePreferences(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  let form: FormData | null = null;
+  let form: URLSearchParams;
   try {
-    form = await request.formData();
-  } catch {
-    form = null;
+    form = await readFormBody(request, BODY_LIMITS.form);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return new Response(messageFor(error, requestLanguage(request)), {
+      status: error.status,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    });
   }
   const headers = new Headers({ location: backPath(request), "cache-control": "no-store" });
-  const lang = form?.get("lang");
-  const theme = form?.get("theme");
+  const lang = form.get("lang");
+  const theme = form.get("theme");
   if (typeof lang === "string" && LANGUAGES.has(lang))
     headers.append("set-cookie", preferenceCookie(LANGUAGE_COOKIE, lang));
   if (typeof theme === "string" && THEMES.has(theme))

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { renderRejected } from "@/server/kit/rejected";
 import { ListQuery } from "@/server/lib/pagination";
-import { rejectedToMcp } from "@/server/mcp/errors";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { id, text } from "@/server/validation";
 import {
   CreateStorefrontInput,
   CreateStorefrontResponse,
@@ -63,7 +64,7 @@ export const storefrontTools = [
     },
     async (ctx, input) => {
       const { rejected, ...created } = await createStorefront(ctx, input);
-      return rejected ? { ...created, rejected: rejectedToMcp(ctx, rejected) } : created;
+      return rejected ? { ...created, rejected: renderRejected(rejected, ctx) } : created;
     },
   ),
   tool(
@@ -75,9 +76,9 @@ export const storefrontTools = [
       operation: "updateStorefront",
       scope: "marea.write",
       input: z.strictObject({
-        storefrontId: z.string(),
+        storefrontId: id(),
         patch: UpdateStorefrontInput,
-        expectedUpdatedAt: z.string().max(64).nullish(),
+        expectedUpdatedAt: text({ max: 64 }).nullish(),
       }),
       output: StorefrontDto,
       annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: false }),

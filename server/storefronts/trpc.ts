@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { input, router, sessionProcedure } from "@/server/trpc/init";
+import { text } from "@/server/validation";
 import {
   CreateStorefrontInput,
   StorefrontParams,
@@ -25,7 +25,7 @@ import {
  */
 const UpdateStorefrontCall = UpdateStorefrontInput.extend({
   storefrontId: StorefrontParams.shape.storefrontId,
-  expectedUpdatedAt: z.string().max(64).nullable().optional(),
+  expectedUpdatedAt: text({ max: 64 }).nullable().optional(),
 });
 
 const UpdateSettingsCall = StorefrontParams.extend({ settings: UpdateStorefrontSettingsInput });

@@ -1,15 +1,11 @@
 import { type Actor, createServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
-import { type Language, pickLanguage } from "@/server/errors";
+import { chosenLanguage } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { actorFromSessionToken } from "@/server/sessions/actor";
 import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/sessions/cookies";
 import { isSameOrigin } from "@/server/sessions/origin";
 import type { TrpcContext } from "./init";
-
-function isLanguage(value: string | null | undefined): value is Language {
-  return value === "es" || value === "en" || value === "pt";
-}
 
 /**
  * The context of one call: the session cookie's actor (null when signed out; the procedure refuses), the
@@ -34,9 +30,7 @@ export function trpcContextFor(input: {
   acceptLanguage?: string | null;
   sameOrigin: boolean;
 }): TrpcContext {
-  const language = isLanguage(input.languageCookie)
-    ? input.languageCookie
-    : pickLanguage(input.acceptLanguage);
+  const language = chosenLanguage(input.languageCookie, input.acceptLanguage);
   return {
     service: createServiceContext({ db: input.db, actor: input.actor, requestId: newId("req"), language }),
     sameOrigin: input.sameOrigin,

@@ -1,4 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { BODY_LIMITS, boundedRequest } from "@/server/kit/body";
 import { createTrpcContextFromRequest } from "./context";
 import { appRouter } from "./router";
 
@@ -6,11 +7,16 @@ import { appRouter } from "./router";
  * The dashboard's tRPC door over HTTP (docs/ui.md, "tRPC"): `/api/trpc/<procedure>`. The App Router route
  * (app/api/trpc/[trpc]/route.ts) serves it under `next dev`; the production start serves it directly
  * (server/http/direct.ts).
+ *
+ * The body is capped at 1 MiB (docs/security.md, "Request bodies and door limits"). tRPC's fetch adapter has no
+ * `maxBodySize` (only its node:http adapter does), and it reads the body only when a procedure parses its input,
+ * after the `signedIn` middleware (server/trpc/init.ts): so the request goes in with a capped body stream, and a
+ * signed-out caller is refused (401) before a byte of it is read, a signed-in one with 413 as it passes 1 MiB.
  */
 export function handleTrpcRequest(request: Request): Promise<Response> {
   return fetchRequestHandler({
     endpoint: "/api/trpc",
-    req: request,
+    req: boundedRequest(request, BODY_LIMITS.api),
     router: appRouter,
     createContext: () => createTrpcContextFromRequest(request),
   });

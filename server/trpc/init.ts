@@ -4,7 +4,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
 import { AppError, type ErrorObject, errorBody, isAppError, type Language } from "@/server/errors";
-import { log } from "@/server/lib/log";
+import { toAppError } from "@/server/kit/errors";
 import { parseInput } from "@/server/validation";
 
 /**
@@ -41,10 +41,15 @@ function trpcCodeFor(error: AppError): TRPC_ERROR_CODE_KEY {
   return STATUS_TO_TRPC[error.status] ?? "INTERNAL_SERVER_ERROR";
 }
 
-/** The catalogue error behind a failed call: an AppError as thrown, anything unexpected as `internal_error`. */
-function appErrorOf(error: TRPCError): AppError | null {
+/**
+ * The catalogue error behind a failed call: an AppError as thrown; anything unexpected through the kit
+ * (server/kit/errors.ts: logged with the request id, answered as `internal_error`, a lost database as
+ * `service_unavailable`); null for tRPC's own refusals (an unknown procedure, a body that is not JSON).
+ */
+function appErrorOf(error: TRPCError, where: { requestId: string; path?: string }): AppError | null {
   if (isAppError(error.cause)) return error.cause;
-  if (error.code === "INTERNAL_SERVER_ERROR") return new AppError("internal_error");
+  if (error.code === "INTERNAL_SERVER_ERROR")
+    return toAppError(error.cause ?? error, { ...where, door: "trpc" });
   return null;
 }
 
@@ -52,11 +57,8 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error, ctx }) {
     const language: Language = ctx?.service.language ?? "en";
     const requestId = ctx?.service.requestId ?? "req_internal";
-    const appError = appErrorOf(error);
-    if (!isAppError(error.cause) && error.code === "INTERNAL_SERVER_ERROR") {
-      // Logged with the request id; the caller gets the catalogue's generic message, never the raw one.
-      log("error", "trpc unhandled error", { requestId, path: shape.data.path, error: error.cause ?? error });
-    }
+    // The caller gets the catalogue's message, never the raw one.
+    const appError = appErrorOf(error, { requestId, path: shape.data.path });
     const body = appError ? errorBody(appError, requestId, language).error : null;
     return {
       code: shape.code,
@@ -84,15 +86,18 @@ export function input<S extends z.ZodType>(schema: S): TypedParser<z.input<S>, z
 
 type TypedParser<In, Out> = { _input: In; _output: Out; parse: (raw: unknown) => Out };
 
-/** Service errors become tRPC errors carrying the AppError; after-commit tasks run once the call succeeded. */
-const serviceCall = t.middleware(async ({ ctx, next }) => {
+/**
+ * Service errors become tRPC errors carrying the AppError (unexpected ones through the kit, so a lost database
+ * is a 503); after-commit tasks run once the call succeeded.
+ */
+const serviceCall = t.middleware(async ({ ctx, path, next }) => {
   const result = await callLanguage.run(ctx.service.language, () => next());
   if (result.ok) {
     ctx.service.runAfterCommit();
     return result;
   }
-  const cause = result.error.cause;
-  if (isAppError(cause) && result.error.code !== trpcCodeFor(cause)) {
+  const cause = appErrorOf(result.error, { requestId: ctx.service.requestId, path });
+  if (cause && (result.error.cause !== cause || result.error.code !== trpcCodeFor(cause))) {
     throw new TRPCError({ code: trpcCodeFor(cause), message: cause.message, cause });
   }
   return result;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool } from "@/server/mcp/tool";
+import { id } from "@/server/validation";
 import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
 import { defaultEndpointScope, listDeliveries, listEndpoints } from "./service";
 
@@ -32,7 +33,7 @@ export const webhookTools = [
       operation: "listWebhookDeliveries",
       scope: "marea.read",
       input: z.strictObject({
-        endpointId: z.string().min(1).max(64),
+        endpointId: id(),
         limit: z.number().int().min(1).max(50).default(50),
       }),
       output: WebhookDeliveryList,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pathId, text } from "@/server/validation";
+import { id, pathId, text } from "@/server/validation";
 
 /** The five event types (docs/webhooks.md, "Events"). */
 export const EVENT_TYPES = [
@@ -176,8 +176,8 @@ export const TestFireResponse = z.object({ eventId: z.string() }).meta({ id: "Te
 /** `dlv_` + a lowercase ULID (docs/api.md, "Identifiers"). */
 export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{26}$/;
 
-const EndpointIdInput = z.string().max(64);
-const DeliveryIdInput = z.string().max(64);
+const EndpointIdInput = id();
+const DeliveryIdInput = id();
 
 /** One endpoint of the dashboard: merchant endpoints unless `scope` says developer. */
 export const DashboardEndpointRef = z.strictObject({
