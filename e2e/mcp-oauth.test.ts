@@ -597,12 +597,21 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
     });
 
     it("a static key's MCP calls count in the key's bucket, shared with /v1", async () => {
-      const first = await rawMcp(merchant.userKey, { jsonrpc: "2.0", id: 1, method: "tools/list" });
-      const remaining = Number(first.headers.get("x-ratelimit-remaining"));
-      const rest = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${merchant.userKey}` } });
-      expect(Number(rest.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1);
-      const again = await rawMcp(merchant.userKey, { jsonrpc: "2.0", id: 2, method: "tools/list" });
-      expect(Number(again.headers.get("x-ratelimit-remaining"))).toBe(remaining - 2);
+      // Three calls in one minute window (the counters are per minute: a sequence that straddles the minute's
+      // end starts counting again, so it is run again).
+      for (let round = 0; ; round++) {
+        const first = await rawMcp(merchant.userKey, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+        const rest = await fetch(`${base}/v1/me`, {
+          headers: { authorization: `Bearer ${merchant.userKey}` },
+        });
+        const again = await rawMcp(merchant.userKey, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+        const windows = new Set([first, rest, again].map((r) => r.headers.get("x-ratelimit-reset")));
+        if (windows.size > 1 && round < 2) continue;
+        const remaining = Number(first.headers.get("x-ratelimit-remaining"));
+        expect(Number(rest.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1);
+        expect(Number(again.headers.get("x-ratelimit-remaining"))).toBe(remaining - 2);
+        return;
+      }
     });
   });
 });
