@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -123,11 +123,25 @@ function checkOrderTotals(lines: Array<{ price: number; amount: number }>, deliv
   if (subtotal > MAX_AMOUNT || money(subtotal + deliveryPrice) > MAX_AMOUNT) throw tooLarge("items");
 }
 
+/**
+ * The products an order of this source may take: the storefront's own, and on the public page only those it
+ * shows (docs/api.md, "Public storefront": a product with `hide: true` is `product_not_found` there, as on the
+ * page). The merchant's own /v1 orders may still take hidden products (phone and counter orders of items kept off
+ * the page).
+ */
+function orderableProducts(storefrontId: string, source: OrderSource) {
+  return and(
+    eq(products.storefrontId, storefrontId),
+    source === "public" ? or(isNull(products.hide), ne(products.hide, true)) : undefined,
+  );
+}
+
 /** The order's lines at the catalog's current prices (a product not found counts 0: taking stock refuses it). */
 async function linesAtCatalogPrices(
   db: Db,
   storefrontId: string,
   lines: CreateOrderInput["items"],
+  source: OrderSource,
 ): Promise<Array<{ price: number; amount: number }>> {
   const rows = await db
     .select({ id: products.id, price: products.price, salePrice: products.salePrice })
@@ -135,7 +149,7 @@ async function linesAtCatalogPrices(
     .where(
       and(
         inArray(products.id, [...new Set(lines.map((line) => line.productId))]),
-        eq(products.storefrontId, storefrontId),
+        orderableProducts(storefrontId, source),
       ),
     );
   const prices = new Map(rows.map((row) => [row.id, money(row.salePrice ?? row.price)]));
@@ -325,8 +339,10 @@ function storefrontClosed(opensAt: Date | null, timeZone: string, now: Date): Ap
   return new AppError("storefront_closed", { message, retryAfterMs: opensAt.getTime() - now.getTime() });
 }
 
+type OrderSource = "api" | "public";
+
 type PlaceOptions = {
-  source: "api" | "public";
+  source: OrderSource;
   findStorefront: (db: Db) => Promise<StorefrontRow>;
   /** Rules of the door on top of every order's (the public page's); throws to refuse. */
   check?: (storefront: StorefrontRow, fulfillment: Fulfillment) => { paymentMethodName?: string };
@@ -362,8 +378,8 @@ async function placeOrder(
     );
     // Refused before anything is written, at the catalog's prices; checked again on the prices actually taken
     // (with the options, and a concurrent price change in between).
-    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items), delivery);
-    const { items, isStockTaken } = await takeStock(db, storefront.id, input.items);
+    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items, options.source), delivery);
+    const { items, isStockTaken } = await takeStock(db, storefront.id, input.items, options.source);
     checkOrderTotals(items, delivery);
     const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
     const [counter] = await db
@@ -423,6 +439,7 @@ async function takeStock(
   db: Db,
   storefrontId: string,
   lines: CreateOrderInput["items"],
+  source: OrderSource,
 ): Promise<{ items: StoredOrderItem[]; isStockTaken: boolean }> {
   const byProduct = new Map<string, number[]>();
   lines.forEach((line, index) => {
@@ -441,7 +458,7 @@ async function takeStock(
       .where(
         and(
           eq(products.id, productId),
-          eq(products.storefrontId, storefrontId),
+          orderableProducts(storefrontId, source),
           sql`(${products.stock} is null or ${products.stock} >= ${amount})`,
         ),
       )
@@ -456,7 +473,7 @@ async function takeStock(
       const [exists] = await db
         .select({ title: products.title, stock: products.stock })
         .from(products)
-        .where(and(eq(products.id, productId), eq(products.storefrontId, storefrontId)));
+        .where(and(eq(products.id, productId), orderableProducts(storefrontId, source)));
       if (!exists) throw new AppError("product_not_found", { param: `items[${first}].productId` });
       throw shortage(`items[${first}].amount`, `"${exists.title}"`, exists.stock ?? 0);
     }
