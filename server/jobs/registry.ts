@@ -8,7 +8,7 @@ import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { deliverPendingMail } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
-import { purgePublicOrderRateLimits } from "@/server/orders/service";
+import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
@@ -57,6 +57,11 @@ export const JOBS: Record<string, Job> = {
     description:
       "Drop OAuth codes and tokens expired a day ago, stale authorization requests and registration limits",
     run: async (db, now) => ({ ...(await purgeExpiredOAuthData(db, now)) }),
+  },
+  "expire-public-orders": {
+    description:
+      "Cancel public orders still pending 60 minutes after they were placed; their stock goes back (order.status_updated)",
+    run: async (db, now) => ({ cancelled: await cancelStalePublicOrders(db, now) }),
   },
   "purge-deliveries": {
     description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",

@@ -1,0 +1,37 @@
+CREATE TABLE "public_order_storefront_limits" (
+	"key" text NOT NULL,
+	"window_start" bigint NOT NULL,
+	"count" integer NOT NULL,
+	CONSTRAINT "public_order_storefront_limits_key_window_start_pk" PRIMARY KEY("key","window_start")
+);
+--> statement-breakpoint
+CREATE INDEX "public_order_storefront_limits_window_idx" ON "public_order_storefront_limits" USING btree ("window_start");--> statement-breakpoint
+CREATE INDEX "orders_pending_public_idx" ON "orders" USING btree ("created_at") WHERE source = 'public' and order_status = 'pending';--> statement-breakpoint
+-- Order lines keep each chosen group's title once (`groups`), not in every option (docs/api.md, "Orders").
+UPDATE "orders" SET "items" = (
+  SELECT jsonb_agg(
+    CASE WHEN jsonb_typeof(e.item -> 'options') = 'array' AND jsonb_array_length(e.item -> 'options') > 0
+    THEN (e.item - 'options') || jsonb_build_object(
+      'groups', (
+        SELECT jsonb_agg(jsonb_build_object('group', g.grp, 'title', g.title) ORDER BY g.grp)
+        FROM (
+          SELECT DISTINCT ON ((o ->> 'group')::int) (o ->> 'group')::int AS grp, coalesce(o ->> 'groupTitle', '') AS title
+          FROM jsonb_array_elements(e.item -> 'options') AS o
+          ORDER BY (o ->> 'group')::int
+        ) AS g
+      ),
+      'options', (
+        SELECT jsonb_agg(o.value - 'groupTitle' ORDER BY o.ordinality)
+        FROM jsonb_array_elements(e.item -> 'options') WITH ORDINALITY AS o
+      )
+    )
+    ELSE e.item END
+    ORDER BY e.idx
+  )
+  FROM jsonb_array_elements("orders"."items") WITH ORDINALITY AS e(item, idx)
+)
+WHERE EXISTS (
+  SELECT 1 FROM jsonb_array_elements("orders"."items") AS i
+  WHERE jsonb_typeof(i -> 'options') = 'array'
+    AND EXISTS (SELECT 1 FROM jsonb_array_elements(i -> 'options') AS o WHERE o ? 'groupTitle')
+);
