@@ -94,7 +94,7 @@ export type MeDto = z.infer<typeof MeDto>;
 /** POST /v1/me/verify */
 export const VerifyEmailInput = z
   .strictObject({
-    code: z.string().regex(/^\d{6}$/, {
+    code: z.string().max(6).regex(/^\d{6}$/, {
       error: localizedError({
         en: "The code is the 6 digits from the mail.",
         es: "El código son los 6 dígitos del correo.",

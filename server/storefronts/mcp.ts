@@ -75,7 +75,7 @@ export const storefrontTools = [
       operation: "updateStorefront",
       scope: "marea.write",
       input: z.strictObject({
-        storefrontId: z.string(),
+        storefrontId: z.string().max(64),
         patch: UpdateStorefrontInput,
         expectedUpdatedAt: z.string().max(64).nullish(),
       }),
