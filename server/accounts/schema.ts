@@ -94,13 +94,16 @@ export type MeDto = z.infer<typeof MeDto>;
 /** POST /v1/me/verify */
 export const VerifyEmailInput = z
   .strictObject({
-    code: z.string().max(6).regex(/^\d{6}$/, {
-      error: localizedError({
-        en: "The code is the 6 digits from the mail.",
-        es: "El código son los 6 dígitos del correo.",
-        pt: "O código são os 6 dígitos do e-mail.",
+    code: z
+      .string()
+      .max(6)
+      .regex(/^\d{6}$/, {
+        error: localizedError({
+          en: "The code is the 6 digits from the mail.",
+          es: "El código son los 6 dígitos del correo.",
+          pt: "O código são os 6 dígitos do e-mail.",
+        }),
       }),
-    }),
   })
   .meta({ id: "VerifyEmailInput" });
 

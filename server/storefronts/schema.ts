@@ -79,13 +79,16 @@ export const BackgroundUrlInput = z
   .nullable();
 
 /** A theme colour as the page renders it: `#rgb` or `#rrggbb` (app/s/_lib/palette.ts ignores anything else). */
-const ThemeColour = z.string().max(7).regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
-  error: localizedError({
-    en: "must be a hex colour, #rgb or #rrggbb",
-    es: "debe ser un color hexadecimal, #rgb o #rrggbb",
-    pt: "deve ser uma cor hexadecimal, #rgb ou #rrggbb",
-  }),
-});
+const ThemeColour = z
+  .string()
+  .max(7)
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
+    error: localizedError({
+      en: "must be a hex colour, #rgb or #rrggbb",
+      es: "debe ser un color hexadecimal, #rgb o #rrggbb",
+      pt: "deve ser uma cor hexadecimal, #rgb ou #rrggbb",
+    }),
+  });
 
 export const ThemeInput = z
   .union(
