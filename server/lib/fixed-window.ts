@@ -56,3 +56,22 @@ export async function countInFixedWindow(
   const isOver = hashed.some((bucket) => (counts.get(bucket.key) ?? 0) > bucket.limit);
   return { isOver, retryAfterMs, counts: hashed.map((bucket) => counts.get(bucket.key) ?? 0) };
 }
+
+/**
+ * A bucket's count in its current window, without counting this request (0 when the window has none): for a limit
+ * that counts only some outcomes (after the work) but refuses before it.
+ */
+export async function readFixedWindow(
+  db: Db,
+  table: WindowCounterTable,
+  input: { key: string; windowSeconds: number; now: Date },
+): Promise<number> {
+  const column = (c: PgColumn) => sql.identifier(c.name);
+  const rows = await queryRows<{ count: number | string }>(
+    db,
+    sql`select ${column(table.count)} as count from ${table}
+        where ${column(table.key)} = ${sha256Hex(input.key)}
+          and ${column(table.windowStart)} = ${windowStartOf(input.now, input.windowSeconds)}`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}

@@ -3,6 +3,7 @@ import { and, eq, gt, lt, lte, ne, sql } from "drizzle-orm";
 import { holdsLiveDeveloperKeys } from "@/server/accounts/actors";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
 import type { AccountRow } from "@/server/accounts/dto";
+import { recordOwnerSignIn } from "@/server/accounts/service";
 import { accounts } from "@/server/accounts/tables";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { markAccountVerifiedInTransaction } from "@/server/accounts/verification";
@@ -284,6 +285,7 @@ export async function verifySignInCode(
     let account = holder ?? (await createVerifiedAccount(txDb, email, input.language, now));
     if (account.status === "unverified")
       account = (await markAccountVerifiedInTransaction(txDb, account.id, now)) ?? account;
+    await recordOwnerSignIn(txDb, account.id, now);
     const session = await createSession(txDb, account.id, now, input.replacingSessionToken);
     return signedIn(account, session);
   });
@@ -331,6 +333,7 @@ export async function completeBootstrapChoice(
     account ??=
       (await lockActiveAccountByEmail(txDb, challenge.email)) ??
       (await createVerifiedAccount(txDb, challenge.email, challenge.language as SignInLanguage, now));
+    await recordOwnerSignIn(txDb, account.id, now);
     const session = await createSession(txDb, account.id, now, input.replacingSessionToken);
     return signedIn(account, session) as Extract<SignInResult, { kind: "signed_in" }>;
   });
