@@ -1,7 +1,9 @@
+import { inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import type { AppError } from "@/server/errors";
+import { runJob } from "@/server/jobs/registry";
 import { sha256Hex } from "@/server/lib/crypto";
 import { windowStartOf } from "@/server/lib/fixed-window";
 import { latestVerificationCode } from "@/server/orders/testing";
@@ -348,5 +350,30 @@ describe("L3: developer keys and bootstraps have budgets", () => {
         bootstrapUser(await serviceContextFor(last.key, () => now), BootstrapUserInput.parse({ email })),
       ),
     ).toMatchObject({ code: "bootstrap_rate_limited" });
+  });
+});
+
+describe("account limit windows", () => {
+  it("the job purge-rate-limits drops windows older than the longest one (30 days) and keeps the rest", async () => {
+    const db = await dbReady();
+    const now = new Date("2031-01-31T00:00:00Z");
+    const old = {
+      key: sha256Hex(`bootstrap:old-${Date.now()}`),
+      windowStart: now.getTime() / 1000 - 31 * 86_400,
+      count: 1,
+    };
+    const recent = {
+      key: sha256Hex(`bootstrap:new-${Date.now()}`),
+      windowStart: now.getTime() / 1000 - 86_400,
+      count: 1,
+    };
+    await db.insert(accountLimitWindows).values([old, recent]);
+    const result = await runJob(db, "purge-rate-limits", now);
+    expect(result.accountLimitWindows).toBeGreaterThanOrEqual(1);
+    const left = await db
+      .select()
+      .from(accountLimitWindows)
+      .where(inArray(accountLimitWindows.key, [old.key, recent.key]));
+    expect(left.map((row) => row.key)).toEqual([recent.key]);
   });
 });

@@ -15,7 +15,7 @@ import { authorize } from "./authorize";
 import { revokeDeveloperKeyAndCascade } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
-import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS } from "./limits";
+import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type {
@@ -755,4 +755,22 @@ export async function listPartnerUsers(
     },
     storefronts: Number(row.storefronts),
   }));
+}
+
+/**
+ * Drops account limit windows that have ended (job `purge-rate-limits`). The longest window (an address's
+ * bootstraps, 30 days) decides: a day window is kept a little longer than it counts, which costs nothing.
+ */
+export async function purgeAccountLimitWindows(db: Db, now: Date): Promise<number> {
+  const longest = Math.max(
+    BOOTSTRAP_LIMITS.addressWindowSeconds,
+    BOOTSTRAP_LIMITS.windowSeconds,
+    VERIFICATION_LIMITS.windowSeconds,
+  );
+  const floor = Math.floor(now.getTime() / 1000) - longest;
+  const deleted = await db
+    .delete(accountLimitWindows)
+    .where(lt(accountLimitWindows.windowStart, floor))
+    .returning({ key: accountLimitWindows.key });
+  return deleted.length;
 }

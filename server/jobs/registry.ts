@@ -2,6 +2,7 @@ import {
   cancelAccountsWithoutCurrentTerms,
   cancelStaleUnverifiedAccounts,
 } from "@/server/accounts/cancellation";
+import { purgeAccountLimitWindows } from "@/server/accounts/service";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
@@ -21,10 +22,12 @@ type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<str
  */
 export const JOBS: Record<string, Job> = {
   "purge-rate-limits": {
-    description: "Drop rate-limit counter windows older than two days, and past public-order limit windows",
+    description:
+      "Drop rate-limit counter windows older than two days, and past public-order and account limit windows",
     run: async (db, now) => ({
       deleted: await purgeRateLimitCounters(db, now),
       publicOrderWindows: await purgePublicOrderRateLimits(db, now),
+      accountLimitWindows: await purgeAccountLimitWindows(db, now),
     }),
   },
   "purge-idempotency-keys": {
