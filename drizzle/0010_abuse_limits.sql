@@ -17,6 +17,7 @@ ALTER TABLE "accounts" ADD COLUMN "verification_codes_issued" integer DEFAULT 0 
 ALTER TABLE "accounts" ADD COLUMN "partner_access" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "owner_signed_in_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "bootstrap_daily_limit" integer;--> statement-breakpoint
+ALTER TABLE "mail_outbox" ADD COLUMN "redacted_subject" text;--> statement-breakpoint
 CREATE INDEX "account_limit_windows_window_idx" ON "account_limit_windows" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "public_order_storefront_limits_window_idx" ON "public_order_storefront_limits" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "orders_pending_public_idx" ON "orders" USING btree ("created_at") WHERE source = 'public' and order_status = 'pending';--> statement-breakpoint

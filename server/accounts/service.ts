@@ -57,25 +57,38 @@ export async function sendVerificationCode(db: Db, account: AccountRow, now: Dat
   const text = verificationMailText(account.language, code);
   await queueMail(
     db,
-    { to: account.email, subject: text.subject, text: text.body, kind: "verification_code" },
+    {
+      to: account.email,
+      subject: text.subject,
+      text: text.body,
+      kind: "verification_code",
+      redactedSubject: text.redactedSubject,
+    },
     now,
   );
 }
 
-function verificationMailText(language: string, code: string): { subject: string; body: string } {
+/** The verification mail; `redactedSubject` is what the outbox keeps once it is sent (no code). */
+function verificationMailText(
+  language: string,
+  code: string,
+): { subject: string; body: string; redactedSubject: string } {
   if (language === "en")
     return {
       subject: `Your Marea verification code: ${code}`,
       body: `Your verification code is ${code}. It expires in 24 hours.`,
+      redactedSubject: "Your Marea verification code",
     };
   if (language === "pt")
     return {
       subject: `Seu código de verificação Marea: ${code}`,
       body: `Seu código de verificação é ${code}. Ele expira em 24 horas.`,
+      redactedSubject: "Seu código de verificação Marea",
     };
   return {
     subject: `Tu código de verificación de Marea: ${code}`,
     body: `Tu código de verificación es ${code}. Caduca en 24 horas.`,
+    redactedSubject: "Tu código de verificación de Marea",
   };
 }
 

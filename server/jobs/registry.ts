@@ -7,7 +7,7 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
-import { deliverPendingMail } from "@/server/mail/service";
+import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
 import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
@@ -50,6 +50,11 @@ export const JOBS: Record<string, Job> = {
   "send-pending-mail": {
     description: "Send mail still pending in the outbox (a failed SMTP send is retried up to 5 times)",
     run: async (db, now) => ({ sent: await deliverPendingMail(db, now) }),
+  },
+  "purge-mail": {
+    description:
+      "Clear the text of code mails older than 24 hours (codes expired) and drop outbox rows older than 30 days",
+    run: async (db, now) => ({ ...(await purgeMailOutbox(db, now)) }),
   },
   "purge-sign-in": {
     description:

@@ -175,19 +175,26 @@ function wrongCodesMail(language: SignInLanguage): { subject: string; text: stri
   };
 }
 
-function signInMail(language: SignInLanguage, code: string): { subject: string; text: string } {
+/** The sign-in mail; `redactedSubject` is what the outbox keeps once it is sent (no code). */
+function signInMail(
+  language: SignInLanguage,
+  code: string,
+): { subject: string; text: string; redactedSubject: string } {
   const minutes = SIGN_IN_CODE_TTL_MS / MINUTE_MS;
   if (language === "es")
     return {
+      redactedSubject: "Tu código para entrar en Marea",
       subject: `Tu código para entrar en Marea: ${code}`,
       text: `Tu código es ${code}. Caduca en ${minutes} minutos.\n\nSi no intentaste entrar en Marea, ignora este correo: nada cambia hasta que alguien escriba el código.`,
     };
   if (language === "pt")
     return {
+      redactedSubject: "Seu código para entrar no Marea",
       subject: `Seu código para entrar no Marea: ${code}`,
       text: `Seu código é ${code}. Ele expira em ${minutes} minutos.\n\nSe você não tentou entrar no Marea, ignore este e-mail: nada muda até que alguém digite o código.`,
     };
   return {
+    redactedSubject: "Your Marea sign-in code",
     subject: `Your Marea sign-in code: ${code}`,
     text: `Your code is ${code}. It expires in ${minutes} minutes.\n\nIf you did not try to sign in to Marea, ignore this mail: nothing changes until someone enters the code.`,
   };
