@@ -122,6 +122,16 @@ export async function bootstrapUser(
   const now = ctx.now();
   const email = input.email.toLowerCase();
   await countBootstrap(ctx, actor.accountId, email);
+  // Looked up first (the unique index still decides a race): a failed insert would abort the transaction an
+  // Idempotency-Key request runs in, and the taken answer must be counted in it.
+  if (await findActiveAccountByEmail(ctx.db, email)) {
+    await countInFixedWindow(ctx.db, accountLimitWindows, {
+      buckets: [{ key: `bootstrap-taken:${actor.accountId}`, limit: BOOTSTRAP_LIMITS.takenPerDay }],
+      windowSeconds: BOOTSTRAP_LIMITS.windowSeconds,
+      now,
+    });
+    throw new AppError("email_taken", { param: "email" });
+  }
   try {
     const result = await inTransaction(ctx.db, async (db) => {
       const [account] = await db
@@ -154,12 +164,8 @@ export async function bootstrapUser(
     flushMailAfterCommit(ctx);
     return result;
   } catch (error) {
+    // Taken by a concurrent bootstrap or sign-up since the look-up above.
     if (isUniqueViolationOn(error, "accounts", "accounts_email_active_uq")) {
-      await countInFixedWindow(ctx.db, accountLimitWindows, {
-        buckets: [{ key: `bootstrap-taken:${actor.accountId}`, limit: BOOTSTRAP_LIMITS.takenPerDay }],
-        windowSeconds: BOOTSTRAP_LIMITS.windowSeconds,
-        now,
-      });
       throw new AppError("email_taken", { param: "email" });
     }
     throw error;
