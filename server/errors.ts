@@ -339,6 +339,37 @@ export const ERROR_CATALOGUE = {
     es: "No se encontró ninguna clave de API de esta cuenta con ese id.",
     pt: "Nenhuma chave de API desta conta foi encontrada com esse id.",
   }),
+  // Abuse limits (docs/security.md, "Abuse limits and product decisions").
+  storefront_busy: entry(429, "rate_limited", true, {
+    en: "This store is receiving too many orders right now. Please try again in a few minutes.",
+    es: "Esta tienda está recibiendo demasiados pedidos en este momento. Inténtalo de nuevo en unos minutos.",
+    pt: "Esta loja está recebendo pedidos demais agora. Tente de novo em alguns minutos.",
+  }),
+  verification_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many verification attempts or codes today for this account. Try again tomorrow (UTC).",
+    es: "Demasiados intentos o códigos de verificación hoy para esta cuenta. Vuelve a intentarlo mañana (UTC).",
+    pt: "Tentativas ou códigos de verificação demais hoje para esta conta. Tente de novo amanhã (UTC).",
+  }),
+  verification_locked: entry(409, "conflict", false, {
+    en: "This account has used up its verification codes and attempts. The person can still sign in to the dashboard with the address; a partner must cancel the account (DELETE /v1/me) and bootstrap it again.",
+    es: "Esta cuenta agotó sus códigos e intentos de verificación. La persona aún puede entrar al panel con la dirección; un socio debe cancelar la cuenta (DELETE /v1/me) y volver a crearla.",
+    pt: "Esta conta esgotou seus códigos e tentativas de verificação. A pessoa ainda pode entrar no painel com o endereço; um parceiro deve cancelar a conta (DELETE /v1/me) e criá-la de novo.",
+  }),
+  partner_access_off: entry(403, "auth", false, {
+    en: "The account's owner has not given your developer account access to it: it cannot issue keys for it.",
+    es: "La persona dueña de la cuenta no dio acceso a tu cuenta de desarrollador: no puede emitir claves para ella.",
+    pt: "A pessoa dona da conta não deu acesso à sua conta de desenvolvedor: ela não pode emitir chaves para ela.",
+  }),
+  api_key_limit_reached: entry(409, "conflict", false, {
+    en: "This account holds as many live keys of this kind as it may. Revoke one first.",
+    es: "Esta cuenta ya tiene tantas claves activas de este tipo como se permite. Revoca una primero.",
+    pt: "Esta conta já tem tantas chaves ativas deste tipo quanto é permitido. Revogue uma primeiro.",
+  }),
+  bootstrap_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many accounts bootstrapped in a short time.",
+    es: "Demasiadas cuentas creadas en poco tiempo.",
+    pt: "Contas criadas demais em pouco tempo.",
+  }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

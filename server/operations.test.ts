@@ -11,6 +11,7 @@ import {
   listBootstrappedUsers,
   revokeAccountKey,
   setAccountLanguage,
+  setPartnerAccess,
 } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
@@ -115,6 +116,7 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   revokeAccountKey: (ctx) => revokeAccountKey(ctx, ANY),
   getAccount: (ctx) => getAccount(ctx),
   setAccountLanguage: (ctx) => setAccountLanguage(ctx, ANY),
+  setPartnerAccess: (ctx) => setPartnerAccess(ctx, ANY),
   getMerchantOverview: (ctx) => getMerchantOverview(ctx),
   getDeliveryOverview: (ctx) => getDeliveryOverview(ctx),
 };

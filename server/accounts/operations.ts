@@ -22,4 +22,7 @@ export const ACCOUNT_OPERATIONS = {
   revokeAccountKey: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
   getAccount: { scopes: [SCOPES.catalogRead, SCOPES.developerRead], access: "read", via: ["session"] },
   setAccountLanguage: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },
+  // The owner's own control over the partner that bootstrapped the account (docs/api.md, "Partner access"): not
+  // held back by new terms, like cancelling.
+  setPartnerAccess: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"], termsGate: false },
 } as const satisfies Record<string, OperationDefinition>;

@@ -25,7 +25,7 @@ export const accountRoutes = [
     auth: "key",
     body: BootstrapUserInput,
     responses: { 201: { description: "Account created", schema: BootstrapUserResponse } },
-    errors: ["email_taken"],
+    errors: ["email_taken", "bootstrap_rate_limited"],
     handler: async (ctx, { body }) => ({ status: 201, body: await bootstrapUser(ctx, body) }),
   }),
   defineRoute({
@@ -38,6 +38,7 @@ export const accountRoutes = [
     params: UserIdParams,
     body: IssueUserKeyInput,
     responses: { 201: { description: "Key issued", schema: IssueUserKeyResponse } },
+    errors: ["partner_access_off", "api_key_limit_reached"],
     handler: async (ctx, { params, body }) => ({
       status: 201,
       body: await issueUserKey(ctx, { ...params, ...body }),
@@ -66,14 +67,15 @@ export const accountRoutes = [
     idempotentInTransaction: false,
     body: VerifyEmailInput,
     responses: { 200: { description: "Verified; the identity as GET /v1/me", schema: MeDto } },
-    errors: ["invalid_verification_code"],
+    errors: ["invalid_verification_code", "verification_rate_limited", "verification_locked"],
     handler: async (ctx, { body }) => ({ status: 200, body: await verifyEmail(ctx, body) }),
   }),
   defineRoute({
     operationId: "resendVerification",
     method: "POST",
     path: "/v1/me/resend-verification",
-    summary: "Mail a new verification code (the previous one stops working); at most one a minute.",
+    summary:
+      "Mail a new verification code (the previous one stops working); at most one a minute and 5 a day, 10 in all.",
     tags: ["accounts"],
     auth: "key",
     body: z.strictObject({}),
@@ -83,6 +85,7 @@ export const accountRoutes = [
         schema: z.object({ status: z.enum(["sent", "already_verified", "throttled"]) }),
       },
     },
+    errors: ["verification_locked"],
     handler: async (ctx) => ({ status: 202, body: await resendVerification(ctx) }),
   }),
   defineRoute({

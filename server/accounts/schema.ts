@@ -94,13 +94,16 @@ export type MeDto = z.infer<typeof MeDto>;
 /** POST /v1/me/verify */
 export const VerifyEmailInput = z
   .strictObject({
-    code: z.string().regex(/^\d{6}$/, {
-      error: localizedError({
-        en: "The code is the 6 digits from the mail.",
-        es: "El código son los 6 dígitos del correo.",
-        pt: "O código são os 6 dígitos do e-mail.",
+    code: z
+      .string()
+      .max(6)
+      .regex(/^\d{6}$/, {
+        error: localizedError({
+          en: "The code is the 6 digits from the mail.",
+          es: "El código son los 6 dígitos del correo.",
+          pt: "O código são os 6 dígitos do e-mail.",
+        }),
       }),
-    }),
   })
   .meta({ id: "VerifyEmailInput" });
 
@@ -191,8 +194,25 @@ export const AccountOverviewDto = z.object({
     isAccepted: z.boolean(),
   }),
   hasDeveloperKeys: z.boolean(),
+  /** The developer partner that bootstrapped the account, and what it may do (docs/api.md, "Partner access"). */
+  partner: z
+    .object({
+      email: z.string(),
+      name: z.string().nullable(),
+      /** The partner may issue new keys for this account. */
+      hasAccess: z.boolean(),
+      /** The key that bootstrapped the account is still live (revoked: the partner is detached for good). */
+      isKeyLive: z.boolean(),
+      /** Live user keys the partner holds for this account (made at bootstrap or issued since). */
+      liveKeys: z.number().int(),
+    })
+    .nullable(),
 });
 export type AccountOverviewDto = z.infer<typeof AccountOverviewDto>;
+
+/** The owner grants or takes away the partner's access (docs/api.md, "Partner access"). */
+export const SetPartnerAccessInput = z.strictObject({ hasAccess: z.boolean() });
+export type SetPartnerAccessInput = z.infer<typeof SetPartnerAccessInput>;
 
 export const SetAccountLanguageInput = z.strictObject({ language: Language });
 export type SetAccountLanguageInput = z.infer<typeof SetAccountLanguageInput>;

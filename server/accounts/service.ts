@@ -4,9 +4,10 @@ import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
-import { AppError, isAppError } from "@/server/errors";
+import { AppError, isAppError, type Messages } from "@/server/errors";
 import { inRequestedOrder } from "@/server/lib/batch";
 import { sha256Hex } from "@/server/lib/crypto";
+import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
@@ -14,6 +15,7 @@ import { authorize } from "./authorize";
 import { revokeDeveloperKeyAndCascade } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
+import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type {
@@ -29,10 +31,11 @@ import type {
   PartnerUserDto,
   Plan,
   SetAccountLanguageInput,
+  SetPartnerAccessInput,
   UserDto,
 } from "./schema";
 import { DEVELOPER_KEY_SCOPES, userScopesFor, VERIFIED_USER_SCOPES } from "./scopes";
-import { accounts, apiKeys } from "./tables";
+import { accountLimitWindows, accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
 
 /** Verification codes are valid for 24 hours. */
@@ -47,31 +50,45 @@ export async function sendVerificationCode(db: Db, account: AccountRow, now: Dat
       verificationCodeHash: sha256Hex(`${account.id}:${code}`),
       verificationExpiresAt: new Date(now.getTime() + VERIFICATION_CODE_TTL_MS),
       verificationAttempts: 0,
+      verificationCodesIssued: sql`${accounts.verificationCodesIssued} + 1`,
       updatedAt: now,
     })
     .where(eq(accounts.id, account.id));
   const text = verificationMailText(account.language, code);
   await queueMail(
     db,
-    { to: account.email, subject: text.subject, text: text.body, kind: "verification_code" },
+    {
+      to: account.email,
+      subject: text.subject,
+      text: text.body,
+      kind: "verification_code",
+      redactedSubject: text.redactedSubject,
+    },
     now,
   );
 }
 
-function verificationMailText(language: string, code: string): { subject: string; body: string } {
+/** The verification mail; `redactedSubject` is what the outbox keeps once it is sent (no code). */
+function verificationMailText(
+  language: string,
+  code: string,
+): { subject: string; body: string; redactedSubject: string } {
   if (language === "en")
     return {
       subject: `Your Marea verification code: ${code}`,
       body: `Your verification code is ${code}. It expires in 24 hours.`,
+      redactedSubject: "Your Marea verification code",
     };
   if (language === "pt")
     return {
       subject: `Seu código de verificação Marea: ${code}`,
       body: `Seu código de verificação é ${code}. Ele expira em 24 horas.`,
+      redactedSubject: "Seu código de verificação Marea",
     };
   return {
     subject: `Tu código de verificación de Marea: ${code}`,
     body: `Tu código de verificación es ${code}. Caduca en 24 horas.`,
+    redactedSubject: "Tu código de verificación de Marea",
   };
 }
 
@@ -90,6 +107,11 @@ function requireKey(actor: Parameters<typeof actorKey>[0]) {
 /**
  * A developer key bootstraps an unverified account (POST /v1/users): it gets its first user key and the
  * account is sent a verification code, all in one transaction. Same email already active: 409 `email_taken`.
+ * Budgets (docs/api.md, "Accounts and keys"; 429 `bootstrap_rate_limited`), per developer ACCOUNT whatever key it
+ * uses: 100 bootstraps a UTC day (an operator may set another figure), and once 20 of its bootstraps in a day
+ * were `email_taken`, none until the next day (the answer tells whether an address has an account, so probing
+ * is held far below the day's budget); per address, 3 bootstraps in 30 days across every developer (each one
+ * mails it a code and opens 20 more verification tries).
  */
 export async function bootstrapUser(
   ctx: ServiceContext,
@@ -99,6 +121,17 @@ export async function bootstrapUser(
   const developerKeyId = requireKey(actor).keyId;
   const now = ctx.now();
   const email = input.email.toLowerCase();
+  await countBootstrap(ctx, actor.accountId, email);
+  // Looked up first (the unique index still decides a race): a failed insert would abort the transaction an
+  // Idempotency-Key request runs in, and the taken answer must be counted in it.
+  if (await findActiveAccountByEmail(ctx.db, email)) {
+    await countInFixedWindow(ctx.db, accountLimitWindows, {
+      buckets: [{ key: `bootstrap-taken:${actor.accountId}`, limit: BOOTSTRAP_LIMITS.takenPerDay }],
+      windowSeconds: BOOTSTRAP_LIMITS.windowSeconds,
+      now,
+    });
+    throw new AppError("email_taken", { param: "email" });
+  }
   try {
     const result = await inTransaction(ctx.db, async (db) => {
       const [account] = await db
@@ -131,6 +164,7 @@ export async function bootstrapUser(
     flushMailAfterCommit(ctx);
     return result;
   } catch (error) {
+    // Taken by a concurrent bootstrap or sign-up since the look-up above.
     if (isUniqueViolationOn(error, "accounts", "accounts_email_active_uq")) {
       throw new AppError("email_taken", { param: "email" });
     }
@@ -138,7 +172,65 @@ export async function bootstrapUser(
   }
 }
 
-/** The account if one of the actor's developer account's keys bootstrapped it; else 404 `user_not_found`. */
+/**
+ * Counts one bootstrap against the developer account's budgets and the address's, before anything is written (so
+ * refused and failed ones count too), and refuses with 429 `bootstrap_rate_limited` past any of them.
+ */
+async function countBootstrap(ctx: ServiceContext, developerAccountId: string, email: string): Promise<void> {
+  const now = ctx.now();
+  const refuse = (retryAfterMs: number, detail: Messages) =>
+    new AppError("bootstrap_rate_limited", { retryAfterMs, detail });
+  const taken = await readFixedWindow(ctx.db, accountLimitWindows, {
+    key: `bootstrap-taken:${developerAccountId}`,
+    windowSeconds: BOOTSTRAP_LIMITS.windowSeconds,
+    now,
+  });
+  const dayEndsInMs =
+    (windowStartOf(now, BOOTSTRAP_LIMITS.windowSeconds) + BOOTSTRAP_LIMITS.windowSeconds) * 1000 -
+    now.getTime();
+  if (taken >= BOOTSTRAP_LIMITS.takenPerDay) {
+    throw refuse(dayEndsInMs, {
+      en: `${BOOTSTRAP_LIMITS.takenPerDay} addresses bootstrapped today already had an account: no more bootstraps until tomorrow (UTC).`,
+      es: `${BOOTSTRAP_LIMITS.takenPerDay} direcciones creadas hoy ya tenían cuenta: no se crean más hasta mañana (UTC).`,
+      pt: `${BOOTSTRAP_LIMITS.takenPerDay} endereços criados hoje já tinham conta: nenhum outro até amanhã (UTC).`,
+    });
+  }
+  const [developer] = await ctx.db
+    .select({ limit: accounts.bootstrapDailyLimit })
+    .from(accounts)
+    .where(eq(accounts.id, developerAccountId))
+    .limit(1);
+  const perDay = developer?.limit ?? BOOTSTRAP_LIMITS.perDay;
+  const day = await countInFixedWindow(ctx.db, accountLimitWindows, {
+    buckets: [{ key: `bootstrap:${developerAccountId}`, limit: perDay }],
+    windowSeconds: BOOTSTRAP_LIMITS.windowSeconds,
+    now,
+  });
+  if (day.isOver) {
+    throw refuse(day.retryAfterMs, {
+      en: `Your developer account bootstraps at most ${perDay} accounts a day (UTC).`,
+      es: `Tu cuenta de desarrollador crea como máximo ${perDay} cuentas al día (UTC).`,
+      pt: `Sua conta de desenvolvedor cria no máximo ${perDay} contas por dia (UTC).`,
+    });
+  }
+  const address = await countInFixedWindow(ctx.db, accountLimitWindows, {
+    buckets: [{ key: `bootstrap-address:${email}`, limit: BOOTSTRAP_LIMITS.perAddress }],
+    windowSeconds: BOOTSTRAP_LIMITS.addressWindowSeconds,
+    now,
+  });
+  if (address.isOver) {
+    throw refuse(address.retryAfterMs, {
+      en: `This address was bootstrapped ${BOOTSTRAP_LIMITS.perAddress} times in the last 30 days.`,
+      es: `Esta dirección se creó ${BOOTSTRAP_LIMITS.perAddress} veces en los últimos 30 días.`,
+      pt: `Este endereço foi criado ${BOOTSTRAP_LIMITS.perAddress} vezes nos últimos 30 dias.`,
+    });
+  }
+}
+
+/**
+ * The account if one of the actor's developer account's keys bootstrapped it AND that key is still live (a revoked
+ * bootstrapping key detaches its partner, docs/api.md "Partner access"); else 404 `user_not_found`.
+ */
 async function findBootstrappedAccount(
   ctx: ServiceContext,
   accountId: string,
@@ -148,7 +240,7 @@ async function findBootstrappedAccount(
     .select({ account: accounts })
     .from(accounts)
     .innerJoin(apiKeys, eq(apiKeys.id, accounts.developerKeyId))
-    .where(and(eq(accounts.id, userId), eq(apiKeys.accountId, accountId)))
+    .where(and(eq(accounts.id, userId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) throw new AppError("user_not_found", { param: "userId" });
   return row.account;
@@ -156,24 +248,62 @@ async function findBootstrappedAccount(
 
 /**
  * Another user key for an account this developer bootstrapped (POST /v1/users/{userId}/keys). Scopes follow
- * the account's state (storefront:publish only once verified).
+ * the account's state (storefront:publish only once verified). Only while the bootstrapping key is live and the
+ * owner has not taken the partner's access away (docs/api.md, "Partner access"): access is on until the owner
+ * first signs in to the dashboard, then off until the owner grants it on the account page (403
+ * `partner_access_off`). At most 100 live user keys per account (409 `api_key_limit_reached`).
  */
 export async function issueUserKey(
   ctx: ServiceContext,
   input: { userId: string } & IssueUserKeyInput,
 ): Promise<{ key: KeyDto; userKey: string }> {
   const actor = authorize(ctx, "issueUserKey");
-  const account = await findBootstrappedAccount(ctx, actor.accountId, input.userId);
-  if (account.status === "cancelled") throw new AppError("account_cancelled");
-  const { row, rawKey } = await issueKey(ctx.db, {
-    accountId: account.id,
-    kind: "user",
-    name: input.name ?? null,
-    scopes: userScopesFor(account.status),
-    source: "api",
-    now: ctx.now(),
+  const found = await findBootstrappedAccount(ctx, actor.accountId, input.userId);
+  if (found.status === "cancelled") throw new AppError("account_cancelled");
+  const { row, rawKey } = await inTransaction(ctx.db, async (db) => {
+    // Locked: the access flag and the key count are read where they cannot change before the insert.
+    const account = await lockAccount(db, found.id);
+    if (account.status === "cancelled") throw new AppError("account_cancelled");
+    if (!account.partnerAccess) throw new AppError("partner_access_off", { param: "userId" });
+    await assertKeyRoom(db, account.id, "user");
+    return issueKey(db, {
+      accountId: account.id,
+      kind: "user",
+      name: input.name ?? null,
+      scopes: userScopesFor(account.status),
+      source: "api",
+      now: ctx.now(),
+    });
   });
   return { key: toKeyDto(row), userKey: rawKey };
+}
+
+async function lockAccount(db: Db, accountId: string): Promise<AccountRow> {
+  const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1).for("update");
+  if (!account) throw new AppError("user_not_found", { param: "userId" });
+  return account;
+}
+
+/**
+ * 409 `api_key_limit_reached` when the account already holds its maximum of live keys of this kind (10
+ * developer keys, 100 user keys; docs/api.md, "Accounts and keys"). The caller holds the account's row lock, so
+ * concurrent creations are counted one after the other.
+ */
+async function assertKeyRoom(db: Db, accountId: string, kind: "developer" | "user"): Promise<void> {
+  const limit = kind === "developer" ? KEY_LIMITS.developerKeys : KEY_LIMITS.userKeys;
+  const [live] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, kind), isNull(apiKeys.revokedAt)));
+  if (Number(live?.n ?? 0) >= limit) {
+    throw new AppError("api_key_limit_reached", {
+      detail: {
+        en: `At most ${limit} live ${kind} keys per account.`,
+        es: `Como máximo ${limit} claves activas de tipo ${kind} por cuenta.`,
+        pt: `No máximo ${limit} chaves ativas do tipo ${kind} por conta.`,
+      },
+    });
+  }
 }
 
 /**
@@ -225,9 +355,18 @@ export async function findActiveAccountByEmail(db: Db, email: string): Promise<A
  */
 export async function createDeveloperKey(
   ctx: ServiceContext,
-  input: { email: string; name?: string | null; dailyLimit?: number; rpm?: number },
+  input: {
+    email: string;
+    name?: string | null;
+    dailyLimit?: number;
+    rpm?: number;
+    bootstrapDailyLimit?: number;
+  },
 ): Promise<{ keyId: string; key: string; accountId: string }> {
   const now = ctx.now();
+  checkRange("dailyLimit", input.dailyLimit, DEVELOPER_KEY_RANGES.dailyLimit);
+  checkRange("rpm", input.rpm, DEVELOPER_KEY_RANGES.rpm);
+  checkRange("bootstrapDailyLimit", input.bootstrapDailyLimit, DEVELOPER_KEY_RANGES.dailyLimit);
   return inTransaction(ctx.db, async (txDb) => {
     let account = await findActiveAccountByEmail(txDb, input.email);
     if (!account) {
@@ -248,6 +387,13 @@ export async function createDeveloperKey(
       if (!created) throw new Error("account insert returned no row");
       account = created;
     }
+    // The operator vouches for this developer: its own bootstrap budget (docs/api.md, "Accounts and keys").
+    if (input.bootstrapDailyLimit !== undefined) {
+      await txDb
+        .update(accounts)
+        .set({ bootstrapDailyLimit: input.bootstrapDailyLimit, updatedAt: now })
+        .where(eq(accounts.id, account.id));
+    }
     const { row, rawKey } = await issueKey(txDb, {
       accountId: account.id,
       kind: "developer",
@@ -259,6 +405,20 @@ export async function createDeveloperKey(
       now,
     });
     return { keyId: row.id, key: rawKey, accountId: account.id };
+  });
+}
+
+/** 400 `invalid_request` (`param` = the field) for an integer outside its range; undefined passes. */
+function checkRange(param: string, value: number | undefined, range: { min: number; max: number }): void {
+  if (value === undefined) return;
+  if (Number.isInteger(value) && value >= range.min && value <= range.max) return;
+  throw new AppError("invalid_request", {
+    param,
+    detail: {
+      en: `${param}: an integer from ${range.min} to ${range.max}.`,
+      es: `${param}: un entero de ${range.min} a ${range.max}.`,
+      pt: `${param}: um inteiro de ${range.min} a ${range.max}.`,
+    },
   });
 }
 
@@ -353,7 +513,8 @@ export async function listAccountKeys(ctx: ServiceContext): Promise<AccountKeyDt
  * A key for the signed-in account, its raw value returned once (only its SHA-256 is stored): a user key with the
  * post-verify scopes, or a developer key with its daily budget (1-10,000, default 50). Both need a verified
  * account (403 `email_not_verified`): a user key would publish, and a developer key bootstraps accounts that
- * are mailed, so an address nobody proved mints neither.
+ * are mailed, so an address nobody proved mints neither. At most 10 live developer keys and 100 live user keys
+ * (409 `api_key_limit_reached`).
  */
 export async function createAccountKey(
   ctx: ServiceContext,
@@ -366,14 +527,18 @@ export async function createAccountKey(
     });
   }
   const isDeveloper = input.kind === "developer";
-  const { row, rawKey } = await issueKey(ctx.db, {
-    accountId: actor.accountId,
-    kind: input.kind,
-    name: input.name ?? null,
-    scopes: isDeveloper ? DEVELOPER_KEY_SCOPES : VERIFIED_USER_SCOPES,
-    dailyLimit: isDeveloper ? input.dailyLimit : null,
-    source: "dashboard",
-    now: ctx.now(),
+  const { row, rawKey } = await inTransaction(ctx.db, async (db) => {
+    await lockAccount(db, actor.accountId);
+    await assertKeyRoom(db, actor.accountId, input.kind);
+    return issueKey(db, {
+      accountId: actor.accountId,
+      kind: input.kind,
+      name: input.name ?? null,
+      scopes: isDeveloper ? DEVELOPER_KEY_SCOPES : VERIFIED_USER_SCOPES,
+      dailyLimit: isDeveloper ? input.dailyLimit : null,
+      source: "dashboard",
+      now: ctx.now(),
+    });
   });
   return { key: toAccountKeyDto(row), rawKey };
 }
@@ -482,7 +647,76 @@ export async function getAccount(ctx: ServiceContext): Promise<AccountOverviewDt
       isAccepted: account.tosAcceptedVersion === terms.version,
     },
     hasDeveloperKeys: Boolean(row.hasDeveloperKeys),
+    partner: await partnerOf(ctx.db, account),
   };
+}
+
+/** The partner that bootstrapped the account, as its owner sees it on the account page; null when none did. */
+async function partnerOf(db: Db, account: AccountRow): Promise<AccountOverviewDto["partner"]> {
+  if (!account.developerKeyId) return null;
+  const [row] = await db
+    .select({
+      email: accounts.email,
+      name: accounts.name,
+      keyRevokedAt: apiKeys.revokedAt,
+      liveKeys: sql<number>`(select count(*)::int from api_keys k where k.account_id = ${account.id}
+        and k.kind = 'user' and k.source in ('bootstrap', 'api') and k.revoked_at is null)`,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(eq(apiKeys.id, account.developerKeyId))
+    .limit(1);
+  if (!row) return null;
+  const isKeyLive = row.keyRevokedAt === null;
+  return {
+    email: row.email,
+    name: row.name,
+    hasAccess: isKeyLive && account.partnerAccess,
+    isKeyLive,
+    liveKeys: Number(row.liveKeys),
+  };
+}
+
+/**
+ * The owner grants the partner that bootstrapped the account access to it, or takes it away (docs/api.md,
+ * "Partner access"): with access, the partner may issue new user keys for the account
+ * (POST /v1/users/{userId}/keys). Keys it already holds are the owner's to revoke on the API keys page. An account
+ * no partner bootstrapped: 400 `invalid_request`.
+ */
+export async function setPartnerAccess(
+  ctx: ServiceContext,
+  input: SetPartnerAccessInput,
+): Promise<AccountOverviewDto["partner"]> {
+  const actor = authorize(ctx, "setPartnerAccess");
+  const [account] = await ctx.db
+    .update(accounts)
+    .set({ partnerAccess: input.hasAccess, updatedAt: ctx.now() })
+    .where(and(eq(accounts.id, actor.accountId), sql`${accounts.developerKeyId} is not null`))
+    .returning();
+  const partner = account ? await partnerOf(ctx.db, account) : null;
+  if (!partner) {
+    throw new AppError("invalid_request", {
+      param: "hasAccess",
+      detail: {
+        en: "No developer partner made this account.",
+        es: "Ningún socio desarrollador creó esta cuenta.",
+        pt: "Nenhum parceiro desenvolvedor criou esta conta.",
+      },
+    });
+  }
+  return partner;
+}
+
+/**
+ * The owner proved the address and signed in to the dashboard (docs/api.md, "Partner access"): the first time,
+ * the partner's access to the account goes off until the owner grants it. Later sign-ins change nothing. In the
+ * caller's transaction.
+ */
+export async function recordOwnerSignIn(db: Db, accountId: string, now: Date): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ ownerSignedInAt: now, partnerAccess: false })
+    .where(and(eq(accounts.id, accountId), isNull(accounts.ownerSignedInAt)));
 }
 
 /** The account's language: its mails (verification codes) and the dashboard when no language cookie is set. */
@@ -540,4 +774,22 @@ export async function listPartnerUsers(
     },
     storefronts: Number(row.storefronts),
   }));
+}
+
+/**
+ * Drops account limit windows that have ended (job `purge-rate-limits`). The longest window (an address's
+ * bootstraps, 30 days) decides: a day window is kept a little longer than it counts, which costs nothing.
+ */
+export async function purgeAccountLimitWindows(db: Db, now: Date): Promise<number> {
+  const longest = Math.max(
+    BOOTSTRAP_LIMITS.addressWindowSeconds,
+    BOOTSTRAP_LIMITS.windowSeconds,
+    VERIFICATION_LIMITS.windowSeconds,
+  );
+  const floor = Math.floor(now.getTime() / 1000) - longest;
+  const deleted = await db
+    .delete(accountLimitWindows)
+    .where(lt(accountLimitWindows.windowStart, floor))
+    .returning({ key: accountLimitWindows.key });
+  return deleted.length;
 }

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
@@ -25,7 +35,20 @@ export const accounts = pgTable(
     tosAcceptedVersion: text("tos_accepted_version"),
     verificationCodeHash: text("verification_code_hash"),
     verificationExpiresAt: timestamp("verification_expires_at", { withTimezone: true, mode: "date" }),
+    /** Tries of the current code (at most 5; a new code starts again at 0). */
     verificationAttempts: integer("verification_attempts").notNull().default(0),
+    /** Tries of every code, and codes mailed, for ever: a resend does not reset them (docs/api.md). */
+    verificationTries: integer("verification_tries").notNull().default(0),
+    verificationCodesIssued: integer("verification_codes_issued").notNull().default(0),
+    /**
+     * Whether the developer partner that bootstrapped the account may issue keys for it (docs/api.md, "Partner
+     * access"): on until the owner first signs in to the dashboard, then off until the owner grants it.
+     */
+    partnerAccess: boolean("partner_access").notNull().default(true),
+    /** When the owner first signed in to the dashboard (with a code mailed to the address). */
+    ownerSignedInAt: timestamp("owner_signed_in_at", { withTimezone: true, mode: "date" }),
+    /** Accounts this (developer) account may bootstrap per UTC day; null: the default (docs/api.md). */
+    bootstrapDailyLimit: integer("bootstrap_daily_limit"),
     /** Products across the account's live storefronts; changed only by atomic conditional updates. */
     productCount: integer("product_count").notNull().default(0),
     ...timestamps,
@@ -66,4 +89,23 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash), index("api_keys_account_idx").on(t.accountId)],
+);
+
+/**
+ * Fixed windows counting what accounts and developer accounts do against their abuse limits (server/accounts/
+ * limits.ts): verification tries and resends per day, bootstraps per day and per address. Keys are hashed.
+ */
+export const accountLimitWindows = pgTable(
+  "account_limit_windows",
+  {
+    /** sha256 of e.g. `verify-tries:<accountId>`, `bootstrap:<accountId>`, `bootstrap-address:<email>`, hex. */
+    key: text("key").notNull(),
+    /** Epoch seconds at which the window starts. */
+    windowStart: bigint("window_start", { mode: "number" }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.key, t.windowStart] }),
+    index("account_limit_windows_window_idx").on(t.windowStart),
+  ],
 );

@@ -8,6 +8,7 @@ import {
   IssueUserKeyInput,
   ListPartnerUsersQuery,
   SetAccountLanguageInput,
+  SetPartnerAccessInput,
   UserIdParams,
 } from "./schema";
 import {
@@ -19,6 +20,7 @@ import {
   previewAccountKeyRevocation,
   revokeAccountKey,
   setAccountLanguage,
+  setPartnerAccess,
 } from "./service";
 
 const IssueUserKeyArgs = UserIdParams.extend(IssueUserKeyInput.shape);
@@ -43,6 +45,9 @@ export const accountsRouter = router({
   setLanguage: sessionProcedure
     .input(input(SetAccountLanguageInput))
     .mutation(({ ctx, input }) => setAccountLanguage(ctx.service, input)),
+  setPartnerAccess: sessionProcedure
+    .input(input(SetPartnerAccessInput))
+    .mutation(({ ctx, input }) => setPartnerAccess(ctx.service, input)),
   acceptTerms: sessionProcedure
     .input(input(AcceptTermsInput))
     .mutation(({ ctx, input }) => acceptCurrentTerms(ctx.service, input)),

@@ -4,20 +4,28 @@ import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
+import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize } from "./authorize";
 import type { AccountRow } from "./dto";
+import { VERIFICATION_LIMITS } from "./limits";
 import type { MeDto } from "./schema";
 import { SCOPES } from "./scopes";
 import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
-import { accounts, apiKeys } from "./tables";
+import { accountLimitWindows, accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
 
 /** Wrong codes allowed per code; after that the code is void and a new one must be requested. */
-export const MAX_VERIFICATION_ATTEMPTS = 5;
+export const MAX_VERIFICATION_ATTEMPTS = VERIFICATION_LIMITS.triesPerCode;
 /** A new code can be mailed once a minute. */
 export const RESEND_INTERVAL_MS = 60_000;
+
+function verificationLocked(): AppError {
+  return new AppError("verification_locked", {
+    nextActions: [{ label: "Cancel the account and bootstrap it again", operation: "cancelAccount" }],
+  });
+}
 
 /**
  * Checks the emailed code (POST /v1/me/verify). Right code: the account is verified, accepts the
@@ -27,17 +35,30 @@ export const RESEND_INTERVAL_MS = 60_000;
  *
  * The attempt is counted first, in its own statement, so it survives the failure of the request: a stream of
  * wrong guesses can never reset the counter (the route opts out of the pipeline's idempotency transaction).
+ * Limits (docs/api.md, "Account lifecycle"): 5 tries per code; 10 tries per account and UTC day (429
+ * `verification_rate_limited`, before the try is looked at); 20 tries for ever, whatever codes were mailed (409
+ * `verification_locked`): a 6-digit code can then be guessed with a chance of at most 20 in a million.
  */
 export async function verifyEmail(ctx: ServiceContext, input: { code: string }): Promise<MeDto> {
   const actor = authorize(ctx, "verifyEmail");
   const { code } = input;
   const now = ctx.now();
+  const today = await countInFixedWindow(ctx.db, accountLimitWindows, {
+    buckets: [{ key: `verify-tries:${actor.accountId}`, limit: VERIFICATION_LIMITS.triesPerDay }],
+    windowSeconds: VERIFICATION_LIMITS.windowSeconds,
+    now,
+  });
+  if (today.isOver) throw new AppError("verification_rate_limited", { retryAfterMs: today.retryAfterMs });
   const [counted] = await ctx.db
     .update(accounts)
-    .set({ verificationAttempts: sql`${accounts.verificationAttempts} + 1` })
+    .set({
+      verificationAttempts: sql`${accounts.verificationAttempts} + 1`,
+      verificationTries: sql`${accounts.verificationTries} + 1`,
+    })
     .where(and(eq(accounts.id, actor.accountId), eq(accounts.status, "unverified")))
     .returning({
       attempts: accounts.verificationAttempts,
+      tries: accounts.verificationTries,
       codeHash: accounts.verificationCodeHash,
       expiresAt: accounts.verificationExpiresAt,
     });
@@ -50,6 +71,7 @@ export async function verifyEmail(ctx: ServiceContext, input: { code: string }):
         pt: "A conta já está verificada.",
       },
     });
+  if (counted.tries > VERIFICATION_LIMITS.triesInAll) throw verificationLocked();
   const isValid =
     counted.attempts <= MAX_VERIFICATION_ATTEMPTS &&
     counted.codeHash !== null &&
@@ -149,7 +171,9 @@ async function grantPublishScope(db: Db, accountId: string): Promise<void> {
 
 /**
  * A new code (the old one stops working) mailed to the account (POST /v1/me/resend-verification), at most
- * once a minute. `status` says whether a mail went out.
+ * once a minute and 5 times a UTC day (else `throttled`), and 10 codes for ever, the first included (then, as
+ * after 20 tries, 409 `verification_locked`). `status` says whether a mail went out. The tries of the new code
+ * start again at 0; the account's lifetime count does not.
  */
 export async function resendVerification(
   ctx: ServiceContext,
@@ -158,11 +182,24 @@ export async function resendVerification(
   const now = ctx.now();
   const [account] = await ctx.db.select().from(accounts).where(eq(accounts.id, actor.accountId)).limit(1);
   if (account?.status !== "unverified") return { status: "already_verified" };
+  if (
+    account.verificationCodesIssued >= VERIFICATION_LIMITS.codesInAll ||
+    account.verificationTries >= VERIFICATION_LIMITS.triesInAll
+  ) {
+    throw verificationLocked();
+  }
   // At most one mail a minute, so the endpoint cannot be used to flood an inbox.
   const issuedAt = account.verificationExpiresAt
     ? account.verificationExpiresAt.getTime() - VERIFICATION_CODE_TTL_MS
     : Number.NEGATIVE_INFINITY;
   if (now.getTime() - issuedAt < RESEND_INTERVAL_MS) return { status: "throttled" };
+  // And 5 a day: counted only for a mail that would go out.
+  const today = await countInFixedWindow(ctx.db, accountLimitWindows, {
+    buckets: [{ key: `verify-resends:${account.id}`, limit: VERIFICATION_LIMITS.resendsPerDay }],
+    windowSeconds: VERIFICATION_LIMITS.windowSeconds,
+    now,
+  });
+  if (today.isOver) return { status: "throttled" };
   await sendVerificationCode(ctx.db, account, now);
   flushMailAfterCommit(ctx);
   return { status: "sent" };

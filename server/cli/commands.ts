@@ -10,7 +10,7 @@ import { JOB_NAMES, runJob } from "@/server/jobs/registry";
 import { parseInput, text } from "@/server/validation";
 
 export const CLI_USAGE = `usage: npm run cli -- <command>
-  dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60]
+  dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60] [--bootstraps-per-day 100]
   dev-key revoke --id key_...
   plan set --email E --plan FREE_NEW|FREE_OLD|PRO
   jobs run <${JOB_NAMES.join("|")}>
@@ -21,11 +21,12 @@ const DevKeyCreate = z.strictObject({
   name: text({ min: 1, max: 100 }).optional(),
   "daily-limit": z.coerce.number().int().min(1).max(10_000_000).optional(),
   rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  "bootstraps-per-day": z.coerce.number().int().min(1).max(10_000_000).optional(),
 });
 const DevKeyRevoke = z.strictObject({ id: text().regex(/^key_/) });
 const PlanSet = z.strictObject({ email: z.email(), plan: Plan });
 
-const OPTION_NAMES = ["email", "name", "daily-limit", "rpm", "id", "plan"] as const;
+const OPTION_NAMES = ["email", "name", "daily-limit", "rpm", "bootstraps-per-day", "id", "plan"] as const;
 
 function options(args: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
@@ -69,6 +70,7 @@ async function runOperatorCommand(
         name: input.name,
         dailyLimit: input["daily-limit"],
         rpm: input.rpm,
+        bootstrapDailyLimit: input["bootstraps-per-day"],
       });
       return { keyId: created.keyId, key: created.key };
     }

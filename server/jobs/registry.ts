@@ -2,13 +2,14 @@ import {
   cancelAccountsWithoutCurrentTerms,
   cancelStaleUnverifiedAccounts,
 } from "@/server/accounts/cancellation";
+import { purgeAccountLimitWindows } from "@/server/accounts/service";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
-import { deliverPendingMail } from "@/server/mail/service";
+import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
-import { purgePublicOrderRateLimits } from "@/server/orders/service";
+import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
@@ -21,10 +22,12 @@ type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<str
  */
 export const JOBS: Record<string, Job> = {
   "purge-rate-limits": {
-    description: "Drop rate-limit counter windows older than two days, and past public-order limit windows",
+    description:
+      "Drop rate-limit counter windows older than two days, and past public-order and account limit windows",
     run: async (db, now) => ({
       deleted: await purgeRateLimitCounters(db, now),
       publicOrderWindows: await purgePublicOrderRateLimits(db, now),
+      accountLimitWindows: await purgeAccountLimitWindows(db, now),
     }),
   },
   "purge-idempotency-keys": {
@@ -48,6 +51,11 @@ export const JOBS: Record<string, Job> = {
     description: "Send mail still pending in the outbox (a failed SMTP send is retried up to 5 times)",
     run: async (db, now) => ({ sent: await deliverPendingMail(db, now) }),
   },
+  "purge-mail": {
+    description:
+      "Clear the text of code mails older than 24 hours (codes expired) and drop outbox rows older than 30 days",
+    run: async (db, now) => ({ ...(await purgeMailOutbox(db, now)) }),
+  },
   "purge-sign-in": {
     description:
       "Drop expired dashboard sessions, sign-in codes and challenges, and old sign-in rate-limit windows",
@@ -57,6 +65,11 @@ export const JOBS: Record<string, Job> = {
     description:
       "Drop OAuth codes and tokens expired a day ago, stale authorization requests, old rate-limit windows, refresh answers past their reuse grace and unused clients",
     run: async (db, now) => ({ ...(await purgeExpiredOAuthData(db, now)) }),
+  },
+  "expire-public-orders": {
+    description:
+      "Cancel public orders still pending 60 minutes after they were placed; their stock goes back (order.status_updated)",
+    run: async (db, now) => ({ cancelled: await cancelStalePublicOrders(db, now) }),
   },
   "purge-deliveries": {
     description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",

@@ -16,6 +16,8 @@ export type WindowCount = {
   isOver: boolean;
   /** Milliseconds until the window rolls over. */
   retryAfterMs: number;
+  /** Each bucket's count in its window after this request, in the order of `buckets`. */
+  counts: number[];
 };
 
 /** Epoch seconds at which the fixed window of `windowSeconds` holding `now` starts. */
@@ -36,7 +38,7 @@ export async function countInFixedWindow(
 ): Promise<WindowCount> {
   const windowStart = windowStartOf(input.now, input.windowSeconds);
   const retryAfterMs = (windowStart + input.windowSeconds) * 1000 - input.now.getTime();
-  if (input.buckets.length === 0) return { isOver: false, retryAfterMs };
+  if (input.buckets.length === 0) return { isOver: false, retryAfterMs, counts: [] };
   const hashed = input.buckets.map((bucket) => ({ ...bucket, key: sha256Hex(bucket.key) }));
   const column = (c: PgColumn) => sql.identifier(c.name);
   const rows = await queryRows<{ key: string; count: number | string }>(
@@ -52,5 +54,24 @@ export async function countInFixedWindow(
   );
   const counts = new Map(rows.map((row) => [row.key, Number(row.count)]));
   const isOver = hashed.some((bucket) => (counts.get(bucket.key) ?? 0) > bucket.limit);
-  return { isOver, retryAfterMs };
+  return { isOver, retryAfterMs, counts: hashed.map((bucket) => counts.get(bucket.key) ?? 0) };
+}
+
+/**
+ * A bucket's count in its current window, without counting this request (0 when the window has none): for a limit
+ * that counts only some outcomes (after the work) but refuses before it.
+ */
+export async function readFixedWindow(
+  db: Db,
+  table: WindowCounterTable,
+  input: { key: string; windowSeconds: number; now: Date },
+): Promise<number> {
+  const column = (c: PgColumn) => sql.identifier(c.name);
+  const rows = await queryRows<{ count: number | string }>(
+    db,
+    sql`select ${column(table.count)} as count from ${table}
+        where ${column(table.key)} = ${sha256Hex(input.key)}
+          and ${column(table.windowStart)} = ${windowStartOf(input.now, input.windowSeconds)}`,
+  );
+  return Number(rows[0]?.count ?? 0);
 }

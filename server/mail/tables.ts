@@ -11,6 +11,11 @@ export const mailOutbox = pgTable(
     to: text("to").notNull(),
     subject: text("subject").notNull(),
     text: text("text").notNull(),
+    /**
+     * Set for a mail that carries a code (sign-in, verification): the subject it keeps once delivered, when its
+     * text is cleared, so no code stays readable in the outbox (docs/operations.md, "Mail").
+     */
+    redactedSubject: text("redacted_subject"),
     /** What the mail is about, for tests and the dev outbox (`verification_code`, `delivery_failure`...). */
     kind: text("kind").notNull(),
     status: text("status", { enum: ["pending", "sent", "kept", "failed"] }).notNull(),

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
+import { safeText } from "@/server/storefronts/fields";
 import { WhatsappInput } from "@/server/storefronts/schema";
 import { localizedError, pathId, text } from "@/server/validation";
+import { ORDER_LIMITS, PUBLIC_ORDER_LIMITS } from "./limits";
 
 /** The order statuses and their transitions (docs/api.md, "Orders"). */
 export const ORDER_STATUSES = [
@@ -16,8 +18,9 @@ export const ORDER_STATUSES = [
 export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
+// The label reaches customers (status page) and partners (webhooks): merchant text, so it refuses markup.
 export const CustomStatus = z
-  .strictObject({ id: text({ min: 1, max: 50 }), label: text({ min: 1, max: 100 }) })
+  .strictObject({ id: safeText({ min: 1, max: 50 }), label: safeText({ min: 1, max: 100 }) })
   .meta({ id: "OrderCustomStatus", description: "A merchant's own status name shown to customers." });
 export type CustomStatus = z.infer<typeof CustomStatus>;
 
@@ -40,27 +43,41 @@ export const OrderLineOption = z
   .strictObject({ group: z.int().min(0).max(99), option: z.int().min(0).max(999) })
   .meta({ id: "OrderLineOption" });
 
+/** The lines of an order, at most `maxLines` of 1 to `maxUnitsPerLine` units each. */
+function orderItems(limits: { maxLines: number; maxUnitsPerLine: number }) {
+  return z
+    .array(
+      z.strictObject({
+        productId: text({ min: 1, max: 64 }),
+        amount: z.number().int().min(1).max(limits.maxUnitsPerLine),
+        options: z.array(OrderLineOption).max(ORDER_LIMITS.maxOptionsPerLine).optional().meta({
+          description:
+            "The chosen options of the product's option groups; checked against the stored product, their prices added to the line's unit price.",
+        }),
+      }),
+    )
+    .min(1)
+    .max(limits.maxLines);
+}
+
+/**
+ * The customer's name: the one text anonymous people control, forwarded to partners in `order.created`, so it
+ * refuses markup like every merchant text (docs/api.md, "Storefronts", text fields).
+ */
+const CustomerName = safeText().trim().min(1).max(200);
+
+/** A payment method's name, shown to the merchant and sent in order events. */
+const PaymentMethodName = safeText().trim().min(1).max(100);
+
 /** POST /v1/storefronts/{storefrontId}/orders: a phone or counter order. Prices come from the catalog. */
 export const CreateOrderInput = z
   .strictObject({
-    items: z
-      .array(
-        z.strictObject({
-          productId: text({ min: 1, max: 64 }),
-          amount: z.number().int().min(1).max(1000),
-          options: z.array(OrderLineOption).max(50).optional().meta({
-            description:
-              "The chosen options of the product's option groups; checked against the stored product, their prices added to the line's unit price.",
-          }),
-        }),
-      )
-      .min(1)
-      .max(100),
+    items: orderItems(ORDER_LIMITS),
     customer: z.strictObject({
-      name: text().trim().min(1).max(200),
+      name: CustomerName,
       phone: text().trim().min(3).max(40),
     }),
-    paymentMethod: z.strictObject({ name: text().trim().min(1).max(100) }),
+    paymentMethod: z.strictObject({ name: PaymentMethodName }),
     fulfillment: Fulfillment.optional().meta({ description: "Default: pickup." }),
   })
   .meta({ id: "CreateOrderInput" });
@@ -71,12 +88,14 @@ export const HONEYPOT_FIELD = "website";
 
 /**
  * An order from the public storefront page (docs/api.md, "Public storefront"): the /v1 body, with the phone in
- * E.164 (the page builds it from a country prefix and the number) and the honeypot field. Products, amounts and
- * options only: a price in the body is refused by name, and prices come from the catalog anyway.
+ * E.164 (the page builds it from a country prefix and the number) and the honeypot field, and far fewer lines
+ * and units (anonymous orders take stock before anyone pays). Products, amounts and options only: a price in the
+ * body is refused by name, and prices come from the catalog anyway.
  */
 export const PublicOrderInput = CreateOrderInput.extend({
+  items: orderItems(PUBLIC_ORDER_LIMITS),
   customer: z.strictObject({
-    name: text().trim().min(1).max(200),
+    name: CustomerName,
     phone: WhatsappInput.unwrap(),
   }),
   [HONEYPOT_FIELD]: text({ max: 500 }).optional(),
@@ -100,8 +119,8 @@ export type UpdateOrderInput = z.infer<typeof UpdateOrderInput>;
 export const PayOrderInput = z
   .strictObject({
     paymentMethod: z.strictObject({
-      id: text({ min: 1, max: 100 }).optional(),
-      name: text().trim().min(1).max(100),
+      id: safeText({ min: 1, max: 100 }).optional(),
+      name: PaymentMethodName,
     }),
   })
   .meta({ id: "PayOrderInput" });

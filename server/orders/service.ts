@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -9,9 +9,10 @@ import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
+import { log } from "@/server/lib/log";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { products } from "@/server/products/tables";
-import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
+import { notifyStorefrontChanged, storefrontChangedAfterCommit } from "@/server/storefronts/changes";
 import { type StorefrontRow, toStorefrontDto } from "@/server/storefronts/dto";
 import { MAX_AMOUNT } from "@/server/storefronts/fields";
 import { findLiveStorefront, findPublishedStorefront, liveStorefrontsOf } from "@/server/storefronts/lookup";
@@ -21,7 +22,8 @@ import { paymentMethodsFor, timeZoneFor } from "@/server/storefronts/settings";
 import { storefronts } from "@/server/storefronts/tables";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
-import { type OrderRow, toOrderDto } from "./dto";
+import { type OrderRow, toOrderDto, toStoredOrderItem } from "./dto";
+import { ORDER_LIMITS, PUBLIC_ORDER_LIMITS } from "./limits";
 import {
   checkOptionChoices,
   describeOptionProblem,
@@ -47,11 +49,11 @@ import {
   type PublicOrderInput,
   type UpdateOrderInput,
 } from "./schema";
-import { orders, publicOrderRateLimits } from "./tables";
+import { orders, publicOrderRateLimits, publicOrderStorefrontLimits } from "./tables";
 
 type Fulfillment = OrderDto["fulfillment"];
-/** An order line as stored: the DTO's item (title and price charged, the chosen options with group indexes). */
-type StoredOrderItem = OrderDto["items"][number];
+/** An order line as charged: the title and unit price, the chosen options with their group's title. */
+type OrderLine = OrderDto["items"][number];
 
 /** Which orderStatus may follow which (docs/api.md, "Orders"); `delivered` and `cancelled` are final. */
 export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
@@ -123,11 +125,25 @@ function checkOrderTotals(lines: Array<{ price: number; amount: number }>, deliv
   if (subtotal > MAX_AMOUNT || money(subtotal + deliveryPrice) > MAX_AMOUNT) throw tooLarge("items");
 }
 
+/**
+ * The products an order of this source may take: the storefront's own, and on the public page only those it
+ * shows (docs/api.md, "Public storefront": a product with `hide: true` is `product_not_found` there, as on the
+ * page). The merchant's own /v1 orders may still take hidden products (phone and counter orders of items kept off
+ * the page).
+ */
+function orderableProducts(storefrontId: string, source: OrderSource) {
+  return and(
+    eq(products.storefrontId, storefrontId),
+    source === "public" ? or(isNull(products.hide), ne(products.hide, true)) : undefined,
+  );
+}
+
 /** The order's lines at the catalog's current prices (a product not found counts 0: taking stock refuses it). */
 async function linesAtCatalogPrices(
   db: Db,
   storefrontId: string,
   lines: CreateOrderInput["items"],
+  source: OrderSource,
 ): Promise<Array<{ price: number; amount: number }>> {
   const rows = await db
     .select({ id: products.id, price: products.price, salePrice: products.salePrice })
@@ -135,7 +151,7 @@ async function linesAtCatalogPrices(
     .where(
       and(
         inArray(products.id, [...new Set(lines.map((line) => line.productId))]),
-        eq(products.storefrontId, storefrontId),
+        orderableProducts(storefrontId, source),
       ),
     );
   const prices = new Map(rows.map((row) => [row.id, money(row.salePrice ?? row.price)]));
@@ -209,31 +225,37 @@ export async function createOrder(
   return placed.order;
 }
 
-/** Orders per client IP and minute from the public page (docs/api.md, "Public storefront"). */
-export const PUBLIC_ORDER_LIMIT = { perIpPerMinute: 10, windowSeconds: 60 } as const;
-
 /** What a customer's order from the public page answers: the order, and the status link's token (shown once). */
 export type PlacedPublicOrder = { order: OrderDto; statusToken: string };
 
 /**
  * A customer's order on the public storefront page (docs/api.md, "Public storefront"): no actor; the owner is
- * the storefront's account. On top of every order's rules (`placeOrder`):
+ * the storefront's account. On top of every order's rules (`placeOrder`), in this order:
  * - at most 10 orders a minute per client IP, counted before anything else (429 `order_rate_limited`);
  * - a filled honeypot field is refused (400 `invalid_request`, `param: website`) and places nothing;
+ * - at most 20 lines of at most 20 units each (400 `invalid_request`): anonymous orders take stock before anyone
+ *   pays, so they stay far below the merchant's own;
+ * - at most 30 orders per 10 minutes per storefront and 600 a minute across every storefront (429
+ *   `storefront_busy`), counted only for attempts the per-IP limit let through, so one connection cannot spend a
+ *   store's budget with refused requests;
  * - only a published, visible storefront takes orders (else 404, as its page), and only while it is open by its
  *   schedule in its time zone (409 `storefront_closed`, with the next opening in the message and
  *   `retryAfterMs`);
- * - the fulfillment is one the page offers and the payment method one of the storefront's (400).
+ * - the fulfillment is one the page offers and the payment method one of the storefront's (400);
+ * - products the page hides are `product_not_found`.
+ * A `pending` public order the merchant has not accepted within 60 minutes is cancelled by the job
+ * `expire-public-orders` (`cancelStalePublicOrders`), which puts its stock back.
  * The answer carries a random status token (256 bits) for the order's status page; only its SHA-256 is stored.
  */
 export async function placePublicOrder(
   ctx: ServiceContext,
   input: { slug: string; order: PublicOrderInput; clientIp: string | null },
 ): Promise<PlacedPublicOrder> {
+  const limits = PUBLIC_ORDER_LIMITS;
   if (input.clientIp) {
     const counted = await countInFixedWindow(ctx.db, publicOrderRateLimits, {
-      buckets: [{ key: `ip:${input.clientIp}`, limit: PUBLIC_ORDER_LIMIT.perIpPerMinute }],
-      windowSeconds: PUBLIC_ORDER_LIMIT.windowSeconds,
+      buckets: [{ key: `ip:${input.clientIp}`, limit: limits.perIpPerMinute }],
+      windowSeconds: limits.ipWindowSeconds,
       now: ctx.now(),
     });
     if (counted.isOver) throw new AppError("order_rate_limited", { retryAfterMs: counted.retryAfterMs });
@@ -245,6 +267,8 @@ export async function placePublicOrder(
       detail: { en: "Leave this field empty.", es: "Deja este campo vacío.", pt: "Deixe este campo vazio." },
     });
   }
+  checkPublicOrderSize(order);
+  await countPublicOrderForStorefront(ctx, input.slug);
   const statusToken = randomBytes(32).toString("base64url");
   const placed = await placeOrder(ctx, order, {
     source: "public",
@@ -253,6 +277,68 @@ export async function placePublicOrder(
     statusTokenHash: sha256Hex(statusToken),
   });
   return { order: placed.order, statusToken };
+}
+
+/**
+ * The public page's lines and units (`PUBLIC_ORDER_LIMITS`): the schema of the page's body says so too, and the
+ * service holds the rule whatever parsed the body.
+ */
+function checkPublicOrderSize(order: CreateOrderInput): void {
+  const { maxLines, maxUnitsPerLine } = PUBLIC_ORDER_LIMITS;
+  if (order.items.length > maxLines) {
+    throw new AppError("invalid_request", {
+      param: "items",
+      detail: {
+        en: `items: an order from the store's page has at most ${maxLines} lines.`,
+        es: `items: un pedido desde la página de la tienda tiene como máximo ${maxLines} líneas.`,
+        pt: `items: um pedido pela página da loja tem no máximo ${maxLines} linhas.`,
+      },
+    });
+  }
+  const line = order.items.findIndex((item) => item.amount > maxUnitsPerLine);
+  if (line >= 0) {
+    const param = `items[${line}].amount`;
+    throw new AppError("invalid_request", {
+      param,
+      detail: {
+        en: `${param}: at most ${maxUnitsPerLine} units per line from the store's page.`,
+        es: `${param}: como máximo ${maxUnitsPerLine} unidades por línea desde la página de la tienda.`,
+        pt: `${param}: no máximo ${maxUnitsPerLine} unidades por linha pela página da loja.`,
+      },
+    });
+  }
+}
+
+/**
+ * Counts the attempt in the storefront's window (by slug: no read before the limit) and in the deployment's; over
+ * either, 429 `storefront_busy`. The first refusal of a window is logged as a warning, for alerting: a store
+ * under an order flood, or a flood across stores.
+ */
+async function countPublicOrderForStorefront(ctx: ServiceContext, slug: string): Promise<void> {
+  const limits = PUBLIC_ORDER_LIMITS;
+  const now = ctx.now();
+  const store = await countInFixedWindow(ctx.db, publicOrderStorefrontLimits, {
+    buckets: [{ key: `storefront:${slug}`, limit: limits.perStorefront }],
+    windowSeconds: limits.storefrontWindowSeconds,
+    now,
+  });
+  if (store.isOver) {
+    if (store.counts[0] === limits.perStorefront + 1) {
+      log("warn", "public order limit of a storefront reached", { slug, limit: limits.perStorefront });
+    }
+    throw new AppError("storefront_busy", { retryAfterMs: store.retryAfterMs });
+  }
+  const all = await countInFixedWindow(ctx.db, publicOrderStorefrontLimits, {
+    buckets: [{ key: "all", limit: limits.perMinuteInAll }],
+    windowSeconds: limits.globalWindowSeconds,
+    now,
+  });
+  if (all.isOver) {
+    if (all.counts[0] === limits.perMinuteInAll + 1) {
+      log("warn", "public order limit across storefronts reached", { limit: limits.perMinuteInAll });
+    }
+    throw new AppError("storefront_busy", { retryAfterMs: all.retryAfterMs });
+  }
 }
 
 /**
@@ -325,8 +411,10 @@ function storefrontClosed(opensAt: Date | null, timeZone: string, now: Date): Ap
   return new AppError("storefront_closed", { message, retryAfterMs: opensAt.getTime() - now.getTime() });
 }
 
+type OrderSource = "api" | "public";
+
 type PlaceOptions = {
-  source: "api" | "public";
+  source: OrderSource;
   findStorefront: (db: Db) => Promise<StorefrontRow>;
   /** Rules of the door on top of every order's (the public page's); throws to refuse. */
   check?: (storefront: StorefrontRow, fulfillment: Fulfillment) => { paymentMethodName?: string };
@@ -362,10 +450,16 @@ async function placeOrder(
     );
     // Refused before anything is written, at the catalog's prices; checked again on the prices actually taken
     // (with the options, and a concurrent price change in between).
-    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items), delivery);
-    const { items, isStockTaken } = await takeStock(db, storefront.id, input.items);
+    checkOrderTotals(await linesAtCatalogPrices(db, storefront.id, input.items, options.source), delivery);
+    const { items, isStockTaken } = await takeStock(db, storefront.id, input.items, options.source);
     checkOrderTotals(items, delivery);
     const subtotal = money(items.reduce((sum, item) => sum + item.price * item.amount, 0));
+    const stored = {
+      items: items.map(toStoredOrderItem),
+      customer: input.customer,
+      paymentMethod: { name: checked?.paymentMethodName ?? input.paymentMethod.name },
+    };
+    checkStoredSize(stored);
     const [counter] = await db
       .update(storefronts)
       .set({ orderCounter: sql`${storefronts.orderCounter} + 1` })
@@ -381,9 +475,7 @@ async function placeOrder(
         accountId: storefront.accountId,
         orderStatus: "pending",
         customStatus: null,
-        items,
-        customer: input.customer,
-        paymentMethod: { name: checked?.paymentMethodName ?? input.paymentMethod.name },
+        ...stored,
         paymentStatus: "pending",
         fulfillment,
         subtotalPrice: subtotal,
@@ -410,6 +502,25 @@ async function placeOrder(
   return { order: toOrderDto(created) };
 }
 
+/**
+ * What an order stores, at most `ORDER_LIMITS.maxStoredBytes` of JSON (docs/api.md, "Orders"): every text has
+ * its own maximum, this bounds many long titles together. Checked before the row is written; the transaction
+ * (and the stock it took) rolls back.
+ */
+function checkStoredSize(stored: object): void {
+  const bytes = Buffer.byteLength(JSON.stringify(stored));
+  if (bytes <= ORDER_LIMITS.maxStoredBytes) return;
+  const kib = ORDER_LIMITS.maxStoredBytes / 1024;
+  throw new AppError("invalid_request", {
+    param: "items",
+    detail: {
+      en: `items: the order is too large to keep (its lines, titles and options over ${kib} KiB); split it.`,
+      es: `items: el pedido es demasiado grande para guardarlo (sus líneas, títulos y opciones superan ${kib} KiB); divídelo.`,
+      pt: `items: o pedido é grande demais para guardar (suas linhas, títulos e opções passam de ${kib} KiB); divida-o.`,
+    },
+  });
+}
+
 type StoredOptionGroups = OptionGroup[] | null;
 
 /**
@@ -423,12 +534,13 @@ async function takeStock(
   db: Db,
   storefrontId: string,
   lines: CreateOrderInput["items"],
-): Promise<{ items: StoredOrderItem[]; isStockTaken: boolean }> {
+  source: OrderSource,
+): Promise<{ items: OrderLine[]; isStockTaken: boolean }> {
   const byProduct = new Map<string, number[]>();
   lines.forEach((line, index) => {
     byProduct.set(line.productId, [...(byProduct.get(line.productId) ?? []), index]);
   });
-  const items = new Array<StoredOrderItem>(lines.length);
+  const items = new Array<OrderLine>(lines.length);
   let isStockTaken = false;
   for (const [productId, indexes] of [...byProduct.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const first = indexes[0] ?? 0;
@@ -441,7 +553,7 @@ async function takeStock(
       .where(
         and(
           eq(products.id, productId),
-          eq(products.storefrontId, storefrontId),
+          orderableProducts(storefrontId, source),
           sql`(${products.stock} is null or ${products.stock} >= ${amount})`,
         ),
       )
@@ -456,7 +568,7 @@ async function takeStock(
       const [exists] = await db
         .select({ title: products.title, stock: products.stock })
         .from(products)
-        .where(and(eq(products.id, productId), eq(products.storefrontId, storefrontId)));
+        .where(and(eq(products.id, productId), orderableProducts(storefrontId, source)));
       if (!exists) throw new AppError("product_not_found", { param: `items[${first}].productId` });
       throw shortage(`items[${first}].amount`, `"${exists.title}"`, exists.stock ?? 0);
     }
@@ -600,41 +712,102 @@ export async function updateOrderStatus(
       nextStatus !== previousStatus ||
       JSON.stringify(nextCustom) !== JSON.stringify(before.customStatus ?? null);
     if (!isChanged) return { row: before, emitted: false };
-    const [after] = await db
-      .update(orders)
-      .set({ orderStatus: nextStatus, customStatus: nextCustom, updatedAt: now })
-      .where(eq(orders.id, before.id))
-      .returning();
-    if (!after) throw new AppError("order_not_found", { param: "orderId" });
-    if (nextStatus === "cancelled") {
-      await restock(db, before);
-      storefrontChangedAfterCommit(ctx, { storefrontId: before.storefrontId });
-    }
-    const language = await storefrontLanguage(db, after.storefrontId);
-    await emitEvent(
+    const after = await writeStatusChange(
       db,
-      {
-        type: "order.status_updated",
-        data: {
-          orderId: after.id,
-          publicOrderId: after.publicOrderId,
-          userId: after.accountId,
-          menuId: after.storefrontId,
-          previousState: {
-            orderStatus: previousStatus,
-            customStatus: effectiveCustomStatus(before, language),
-          },
-          newState: { orderStatus: nextStatus, customStatus: effectiveCustomStatus(after, language) },
-          updatedAt: now.toISOString(),
-        },
-        accountId: after.accountId,
-      },
+      before,
+      { orderStatus: nextStatus, customStatus: nextCustom },
       now,
     );
+    if (nextStatus === "cancelled") storefrontChangedAfterCommit(ctx, { storefrontId: before.storefrontId });
     return { row: after, emitted: true };
   });
   if (result.emitted) ctx.afterCommit(wakeDeliveries);
   return toOrderDto(result.row);
+}
+
+/**
+ * Writes a status change of a locked order and records `order.status_updated` (slim: previous and new state) in
+ * the caller's transaction; moving to `cancelled` puts the stock back. Shared by the merchant's PATCH and the
+ * expiry of unaccepted public orders.
+ */
+async function writeStatusChange(
+  db: Db,
+  before: OrderRow,
+  next: { orderStatus: OrderStatus; customStatus: CustomStatus | null },
+  now: Date,
+): Promise<OrderRow> {
+  const [after] = await db
+    .update(orders)
+    .set({ orderStatus: next.orderStatus, customStatus: next.customStatus, updatedAt: now })
+    .where(eq(orders.id, before.id))
+    .returning();
+  if (!after) throw new AppError("order_not_found", { param: "orderId" });
+  if (next.orderStatus === "cancelled") await restock(db, before);
+  const language = await storefrontLanguage(db, after.storefrontId);
+  await emitEvent(
+    db,
+    {
+      type: "order.status_updated",
+      data: {
+        orderId: after.id,
+        publicOrderId: after.publicOrderId,
+        userId: after.accountId,
+        menuId: after.storefrontId,
+        previousState: {
+          orderStatus: before.orderStatus as OrderStatus,
+          customStatus: effectiveCustomStatus(before, language),
+        },
+        newState: { orderStatus: next.orderStatus, customStatus: effectiveCustomStatus(after, language) },
+        updatedAt: now.toISOString(),
+      },
+      accountId: after.accountId,
+    },
+    now,
+  );
+  return after;
+}
+
+/** How many stale public orders one run of `cancelStalePublicOrders` cancels at most (the next run takes the rest). */
+const EXPIRY_BATCH = 500;
+
+/**
+ * Job `expire-public-orders` (docs/api.md, "Public storefront"; docs/operations.md, "Scheduled jobs"): every
+ * public order still `pending` `PUBLIC_ORDER_LIMITS.pendingExpiryMinutes` after it was placed is cancelled as the
+ * merchant's cancel would (its stock put back, `order.status_updated` to pending -> cancelled), each in its own
+ * transaction. An order the merchant is changing at that moment is skipped (SKIP LOCKED) and re-checked next run.
+ * Anonymous orders take stock before anyone has paid; unaccepted ones must not hold it for ever.
+ */
+export async function cancelStalePublicOrders(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - PUBLIC_ORDER_LIMITS.pendingExpiryMinutes * 60_000);
+  const stale = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.source, "public"), eq(orders.orderStatus, "pending"), lt(orders.createdAt, cutoff)))
+    .orderBy(asc(orders.createdAt))
+    .limit(EXPIRY_BATCH);
+  let cancelled = 0;
+  for (const { id } of stale) {
+    const storefrontId = await inTransaction(db, async (tx) => {
+      const [before] = await tx
+        .select()
+        .from(orders)
+        .where(and(eq(orders.id, id), eq(orders.orderStatus, "pending")))
+        .for("update", { skipLocked: true });
+      if (!before) return null;
+      await writeStatusChange(
+        tx,
+        before,
+        { orderStatus: "cancelled", customStatus: before.customStatus as CustomStatus | null },
+        now,
+      );
+      return before.storefrontId;
+    });
+    if (!storefrontId) continue;
+    cancelled++;
+    notifyStorefrontChanged({ storefrontId });
+  }
+  if (cancelled > 0) wakeDeliveries();
+  return cancelled;
 }
 
 /**
@@ -943,12 +1116,21 @@ export async function getPublicOrder(
   };
 }
 
-/** Drops public-order rate-limit windows older than the current one (job `purge-rate-limits`). */
+/** Drops public-order rate-limit windows that have ended (job `purge-rate-limits`). */
 export async function purgePublicOrderRateLimits(db: Db, now: Date): Promise<number> {
-  const floor = Math.floor(now.getTime() / 1000) - PUBLIC_ORDER_LIMIT.windowSeconds;
-  const deleted = await db
+  const seconds = Math.floor(now.getTime() / 1000);
+  const perIp = await db
     .delete(publicOrderRateLimits)
-    .where(lt(publicOrderRateLimits.windowStart, floor))
+    .where(lt(publicOrderRateLimits.windowStart, seconds - PUBLIC_ORDER_LIMITS.ipWindowSeconds))
     .returning({ key: publicOrderRateLimits.key });
-  return deleted.length;
+  // The storefront windows are the longer ones: a past global window goes with them, a few minutes later.
+  const longest = Math.max(
+    PUBLIC_ORDER_LIMITS.storefrontWindowSeconds,
+    PUBLIC_ORDER_LIMITS.globalWindowSeconds,
+  );
+  const perStorefront = await db
+    .delete(publicOrderStorefrontLimits)
+    .where(lt(publicOrderStorefrontLimits.windowStart, seconds - longest))
+    .returning({ key: publicOrderStorefrontLimits.key });
+  return perIp.length + perStorefront.length;
 }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   bigint,
   index,
@@ -50,6 +51,10 @@ export const orders = pgTable(
   (t) => [
     uniqueIndex("orders_public_id_uq").on(t.storefrontId, t.publicOrderId),
     index("orders_storefront_idx").on(t.storefrontId, t.id),
+    // The expiry job's scan: public orders still pending, oldest first (docs/api.md, "Public storefront").
+    index("orders_pending_public_idx")
+      .on(t.createdAt)
+      .where(sql`source = 'public' and order_status = 'pending'`),
   ],
 );
 
@@ -69,5 +74,25 @@ export const publicOrderRateLimits = pgTable(
   (t) => [
     primaryKey({ columns: [t.key, t.windowStart] }),
     index("public_order_rate_limits_window_idx").on(t.windowStart),
+  ],
+);
+
+/**
+ * Fixed windows counting orders from the public page per storefront (10 minutes, by slug) and across every
+ * storefront (one minute, key `all`): docs/api.md, "Public storefront". Apart from the per-IP windows so each
+ * table's past windows are dropped on their own schedule.
+ */
+export const publicOrderStorefrontLimits = pgTable(
+  "public_order_storefront_limits",
+  {
+    /** sha256 of `storefront:<slug>` or of `all`, hex. */
+    key: text("key").notNull(),
+    /** Epoch seconds at which the window starts. */
+    windowStart: bigint("window_start", { mode: "number" }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.key, t.windowStart] }),
+    index("public_order_storefront_limits_window_idx").on(t.windowStart),
   ],
 );

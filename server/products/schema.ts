@@ -4,10 +4,30 @@ import { ListQuery } from "@/server/lib/pagination";
 import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
 import { localized, pathId, text } from "@/server/validation";
 
+/**
+ * The maxima of a product's texts and lists (docs/api.md, "Products", "Maxima"): with the plan's product limits
+ * they bound what an account stores and what a page of products answers.
+ */
+export const PRODUCT_MAXIMA = {
+  title: 200,
+  description: 5000,
+  category: 100,
+  sku: 100,
+  slug: 200,
+  tags: 50,
+  tag: 50,
+  optionGroups: 20,
+  optionGroupTitle: 200,
+  optionsPerGroup: 50,
+  optionTitle: 200,
+  /** maxOptions and minOptions: more than a group can hold would mean nothing. */
+  optionCount: 1000,
+} as const;
+
 /** An option of an extra-products category (docs/api.md, "Products"). */
 export const ExtraProductOption = z
   .strictObject({
-    title: safeText(),
+    title: safeText({ max: PRODUCT_MAXIMA.optionTitle }),
     price: amount(),
     available: z.boolean(),
     stock: z.int().min(0).nullable().optional(),
@@ -20,12 +40,12 @@ export const ExtraProductOption = z
  */
 export const ExtraProductsCategory = z
   .strictObject({
-    title: safeText(),
+    title: safeText({ max: PRODUCT_MAXIMA.optionGroupTitle }),
     obligatory: z.boolean(),
     multipleOption: z.boolean(),
-    maxOptions: z.int().min(0),
-    minOptions: z.int().min(0),
-    extraProducts: z.array(ExtraProductOption).nullable().optional(),
+    maxOptions: z.int().min(0).max(PRODUCT_MAXIMA.optionCount),
+    minOptions: z.int().min(0).max(PRODUCT_MAXIMA.optionCount),
+    extraProducts: z.array(ExtraProductOption).max(PRODUCT_MAXIMA.optionsPerGroup).nullable().optional(),
   })
   .superRefine((value, ctx) => {
     if (value.minOptions > value.maxOptions) {
@@ -44,22 +64,30 @@ export const ExtraProductsCategory = z
 
 /** Every optional field of a product: shared by the manifest (create) and PATCH. */
 const optionalProductFields = {
-  description: safeText().nullable().optional(),
+  description: safeText({ max: PRODUCT_MAXIMA.description }).nullable().optional(),
   salePrice: amount().nullable().optional().meta({ description: "Must be below `price`." }),
-  category: safeText().nullable().optional(),
-  subcategory: safeText().nullable().optional(),
+  category: safeText({ max: PRODUCT_MAXIMA.category }).nullable().optional(),
+  subcategory: safeText({ max: PRODUCT_MAXIMA.category }).nullable().optional(),
   imageUrl: httpUrl().nullable().optional().meta({
     description: "http(s). The product answers `imageProcessingPending: true` until it is fetched.",
   }),
   thumbnailUrl: httpUrl().nullable().optional(),
-  sku: safeText().nullable().optional(),
-  slug: safeText().nullable().optional(),
+  sku: safeText({ max: PRODUCT_MAXIMA.sku }).nullable().optional(),
+  slug: safeText({ max: PRODUCT_MAXIMA.slug }).nullable().optional(),
   position: z.int32().nullable().optional(),
   cartProduct: z.boolean().nullable().optional(),
   hide: z.boolean().nullable().optional(),
   stock: z.int32().min(0).nullable().optional(),
-  tags: z.array(safeText()).nullable().optional(),
-  extraProductsCategory: z.array(ExtraProductsCategory).nullable().optional(),
+  tags: z
+    .array(safeText({ max: PRODUCT_MAXIMA.tag }))
+    .max(PRODUCT_MAXIMA.tags)
+    .nullable()
+    .optional(),
+  extraProductsCategory: z
+    .array(ExtraProductsCategory)
+    .max(PRODUCT_MAXIMA.optionGroups)
+    .nullable()
+    .optional(),
 };
 
 function checkSalePrice(value: { price?: number; salePrice?: number | null }, ctx: z.RefinementCtx): void {
@@ -79,7 +107,7 @@ function checkSalePrice(value: { price?: number; salePrice?: number | null }, ct
 /** The input `ProductManifest` (docs/api.md, "Products"): `title` and `price` required. */
 export const ProductManifest = z
   .strictObject({
-    title: safeText({ min: 1, max: 200 }),
+    title: safeText({ min: 1, max: PRODUCT_MAXIMA.title }),
     price: amount(),
     ...optionalProductFields,
   })
@@ -93,7 +121,7 @@ export type ProductManifest = z.infer<typeof ProductManifest>;
  */
 export const UpdateProductInput = z
   .strictObject({
-    title: safeText({ min: 1, max: 200 }).optional(),
+    title: safeText({ min: 1, max: PRODUCT_MAXIMA.title }).optional(),
     price: amount().optional(),
     ...optionalProductFields,
   })

@@ -3,6 +3,7 @@ import { and, eq, gt, lt, lte, ne, sql } from "drizzle-orm";
 import { holdsLiveDeveloperKeys } from "@/server/accounts/actors";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
 import type { AccountRow } from "@/server/accounts/dto";
+import { recordOwnerSignIn } from "@/server/accounts/service";
 import { accounts } from "@/server/accounts/tables";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { markAccountVerifiedInTransaction } from "@/server/accounts/verification";
@@ -42,6 +43,7 @@ import { sessions, signInChallenges, signInCodes, signInRateLimits } from "./tab
 
 const MINUTE_MS = 60_000;
 const HOUR_S = 3600;
+const DAY_S = 24 * HOUR_S;
 
 export const SIGN_IN_CODE_TTL_MS = 10 * MINUTE_MS;
 /** One sign-in mail a minute per address. */
@@ -51,13 +53,23 @@ export const MAX_SIGN_IN_CODE_ATTEMPTS = 5;
 /** Time to answer "continue or start a new account" once the code is proven. */
 export const SIGN_IN_CHALLENGE_TTL_MS = 15 * MINUTE_MS;
 
-/** Per fixed one-hour window. A code is mailed at most once a minute on top of these. */
+/**
+ * Per fixed one-hour window, and per address and UTC day (docs/ui.md, "Sign-in and sessions"). A code is mailed at
+ * most once a minute on top of these. With 20 tries a day, a patient guesser of 6 digits has at most 20 chances in
+ * a million a day (about 0.7% a year) on one address, and the address's owner is mailed at the 10th wrong code of
+ * a day.
+ */
 export const SIGN_IN_LIMITS = {
   codeRequestsPerIp: 10,
   codeRequestsPerAddress: 5,
   verifyAttemptsPerIp: 20,
   verifyAttemptsPerAddress: 10,
   windowSeconds: HOUR_S,
+  codeRequestsPerAddressPerDay: 10,
+  verifyAttemptsPerAddressPerDay: 20,
+  /** Wrong codes of a UTC day after which the address is told (once that day). */
+  wrongCodesBeforeAlert: 10,
+  dayWindowSeconds: DAY_S,
 } as const;
 
 const TOKEN_FORMAT = /^[0-9a-f]{64}$/;
@@ -80,20 +92,33 @@ function newToken(): string {
 
 /**
  * Counts one request in each bucket (atomically: `insert ... on conflict do update ... returning`) and refuses
- * with 429 `sign_in_rate_limited` when any bucket is past its limit. Counted before the work, in its own
- * statement, so failures count too and a rolled-back transaction cannot undo a count.
+ * with 429 `sign_in_rate_limited` when any bucket is past its limit: the hour's (per address and per client IP),
+ * then the address's UTC day (counted only when the hour let the request through). Counted before the work, in
+ * its own statement, so failures count too and a rolled-back transaction cannot undo a count.
  */
 async function countSignInAttempt(
   db: Db,
-  buckets: { key: string; limit: number }[],
+  action: "code" | "verify",
+  email: string,
+  ip: string | null,
   now: Date,
 ): Promise<void> {
-  const counted = await countInFixedWindow(db, signInRateLimits, {
-    buckets,
+  const hour = await countInFixedWindow(db, signInRateLimits, {
+    buckets: buckets(action, email, ip),
     windowSeconds: SIGN_IN_LIMITS.windowSeconds,
     now,
   });
-  if (counted.isOver) throw new AppError("sign_in_rate_limited", { retryAfterMs: counted.retryAfterMs });
+  if (hour.isOver) throw new AppError("sign_in_rate_limited", { retryAfterMs: hour.retryAfterMs });
+  const perDay =
+    action === "code"
+      ? SIGN_IN_LIMITS.codeRequestsPerAddressPerDay
+      : SIGN_IN_LIMITS.verifyAttemptsPerAddressPerDay;
+  const day = await countInFixedWindow(db, signInRateLimits, {
+    buckets: [{ key: `${action}:day:email:${email}`, limit: perDay }],
+    windowSeconds: SIGN_IN_LIMITS.dayWindowSeconds,
+    now,
+  });
+  if (day.isOver) throw new AppError("sign_in_rate_limited", { retryAfterMs: day.retryAfterMs });
 }
 
 function buckets(
@@ -109,19 +134,67 @@ function buckets(
   return list;
 }
 
-function signInMail(language: SignInLanguage, code: string): { subject: string; text: string } {
+/**
+ * Counts a wrong code for the address (per UTC day); at the 10th of a day the address is mailed once, so its owner
+ * learns that someone is guessing (docs/ui.md, "Sign-in and sessions"). The mail says nothing an attacker
+ * could use and asks nothing of the reader.
+ */
+async function countWrongCode(db: Db, email: string, language: SignInLanguage, now: Date): Promise<void> {
+  const counted = await countInFixedWindow(db, signInRateLimits, {
+    buckets: [{ key: `wrong:day:email:${email}`, limit: SIGN_IN_LIMITS.wrongCodesBeforeAlert }],
+    windowSeconds: SIGN_IN_LIMITS.dayWindowSeconds,
+    now,
+  });
+  if (counted.counts[0] !== SIGN_IN_LIMITS.wrongCodesBeforeAlert) return;
+  // The mail is in the account's language when the address has one; the answer never depends on it.
+  const [holder] = await db
+    .select({ language: accounts.language })
+    .from(accounts)
+    .where(and(eq(accounts.email, email), ne(accounts.status, "cancelled")))
+    .limit(1);
+  const mail = wrongCodesMail(holder ? signInLanguage(holder.language) : language);
+  await queueMail(db, { to: email, ...mail, kind: "sign_in_alert" }, now);
+  sendMailSoon(db);
+}
+
+function wrongCodesMail(language: SignInLanguage): { subject: string; text: string } {
+  const n = SIGN_IN_LIMITS.wrongCodesBeforeAlert;
+  if (language === "es")
+    return {
+      subject: "Intentos fallidos de entrar en Marea con tu correo",
+      text: `Hoy se escribió ${n} veces un código equivocado para entrar en Marea con esta dirección.\n\nSi fuiste tú, no tienes que hacer nada. Si no: nadie entró; para entrar hace falta un código enviado a este buzón, y los intentos están limitados. Protege tu correo y no compartas nunca un código.`,
+    };
+  if (language === "pt")
+    return {
+      subject: "Tentativas falhas de entrar no Marea com seu e-mail",
+      text: `Hoje um código errado foi digitado ${n} vezes para entrar no Marea com este endereço.\n\nSe foi você, não precisa fazer nada. Se não: ninguém entrou; para entrar é preciso um código enviado a esta caixa, e as tentativas são limitadas. Proteja seu e-mail e nunca compartilhe um código.`,
+    };
+  return {
+    subject: "Failed attempts to sign in to Marea with your address",
+    text: `Today a wrong code was entered ${n} times to sign in to Marea with this address.\n\nIf it was you, there is nothing to do. If not: nobody got in; signing in takes a code sent to this inbox, and tries are limited. Keep your mailbox safe and never share a code.`,
+  };
+}
+
+/** The sign-in mail; `redactedSubject` is what the outbox keeps once it is sent (no code). */
+function signInMail(
+  language: SignInLanguage,
+  code: string,
+): { subject: string; text: string; redactedSubject: string } {
   const minutes = SIGN_IN_CODE_TTL_MS / MINUTE_MS;
   if (language === "es")
     return {
+      redactedSubject: "Tu código para entrar en Marea",
       subject: `Tu código para entrar en Marea: ${code}`,
       text: `Tu código es ${code}. Caduca en ${minutes} minutos.\n\nSi no intentaste entrar en Marea, ignora este correo: nada cambia hasta que alguien escriba el código.`,
     };
   if (language === "pt")
     return {
+      redactedSubject: "Seu código para entrar no Marea",
       subject: `Seu código para entrar no Marea: ${code}`,
       text: `Seu código é ${code}. Ele expira em ${minutes} minutos.\n\nSe você não tentou entrar no Marea, ignore este e-mail: nada muda até que alguém digite o código.`,
     };
   return {
+    redactedSubject: "Your Marea sign-in code",
     subject: `Your Marea sign-in code: ${code}`,
     text: `Your code is ${code}. It expires in ${minutes} minutes.\n\nIf you did not try to sign in to Marea, ignore this mail: nothing changes until someone enters the code.`,
   };
@@ -136,7 +209,7 @@ function sendMailSoon(db: Db): void {
  * Step 1: mails a fresh 6-digit code to the address, valid 10 minutes, replacing any earlier one. Within a
  * minute of the last mail nothing is sent (the earlier code stays valid) and the answer is the same. The same
  * answer for every address: no account is read, so the response cannot tell who has one.
- * Limits: 5 requests an hour per address, 10 per client IP (429 `sign_in_rate_limited`).
+ * Limits: 5 requests an hour and 10 a UTC day per address, 10 an hour per client IP (429 `sign_in_rate_limited`).
  */
 export async function requestSignInCode(
   db: Db,
@@ -144,7 +217,7 @@ export async function requestSignInCode(
   now: Date,
 ): Promise<{ email: string }> {
   const email = parseEmail(input.email);
-  await countSignInAttempt(db, buckets("code", email, input.ip), now);
+  await countSignInAttempt(db, "code", email, input.ip, now);
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const salt = randomBytes(16).toString("hex");
   const fresh = {
@@ -228,7 +301,8 @@ function signedIn(account: AccountRow, session: NewSession): SignInResult {
  * - an unverified account of another source: verified as POST /v1/me/verify does, then signed in;
  * - a verified account: signed in.
  * Every sign-in starts a new session; `replacingSessionToken` (the cookie the browser sent, if any) is deleted.
- * Limits: 10 tries an hour per address, 20 per client IP (429 `sign_in_rate_limited`).
+ * Limits: 10 tries an hour and 20 a UTC day per address, 20 an hour per client IP (429 `sign_in_rate_limited`); at
+ * the 10th wrong code of a day the address is mailed a warning.
  */
 export async function verifySignInCode(
   db: Db,
@@ -242,7 +316,7 @@ export async function verifySignInCode(
   now: Date,
 ): Promise<SignInResult> {
   const email = parseEmail(input.email);
-  await countSignInAttempt(db, buckets("verify", email, input.ip), now);
+  await countSignInAttempt(db, "verify", email, input.ip, now);
   const parsedCode = SignInCode.safeParse(input.code);
   const code = parsedCode.success ? parsedCode.data : "";
   // The try is counted first, in its own statement: a stream of wrong guesses can never reset the counter.
@@ -256,6 +330,7 @@ export async function verifySignInCode(
   if (!row || row.attempts > MAX_SIGN_IN_CODE_ATTEMPTS || row.expiresAt.getTime() <= now.getTime())
     throw new AppError("sign_in_code_expired", { param: "code" });
   if (!isMatch) {
+    await countWrongCode(db, email, input.language, now);
     const isUsedUp = row.attempts >= MAX_SIGN_IN_CODE_ATTEMPTS;
     throw new AppError(isUsedUp ? "sign_in_code_expired" : "invalid_sign_in_code", { param: "code" });
   }
@@ -284,6 +359,7 @@ export async function verifySignInCode(
     let account = holder ?? (await createVerifiedAccount(txDb, email, input.language, now));
     if (account.status === "unverified")
       account = (await markAccountVerifiedInTransaction(txDb, account.id, now)) ?? account;
+    await recordOwnerSignIn(txDb, account.id, now);
     const session = await createSession(txDb, account.id, now, input.replacingSessionToken);
     return signedIn(account, session);
   });
@@ -331,6 +407,7 @@ export async function completeBootstrapChoice(
     account ??=
       (await lockActiveAccountByEmail(txDb, challenge.email)) ??
       (await createVerifiedAccount(txDb, challenge.email, challenge.language as SignInLanguage, now));
+    await recordOwnerSignIn(txDb, account.id, now);
     const session = await createSession(txDb, account.id, now, input.replacingSessionToken);
     return signedIn(account, session) as Extract<SignInResult, { kind: "signed_in" }>;
   });
@@ -527,7 +604,8 @@ export async function purgeExpiredSignInData(
     .delete(signInChallenges)
     .where(lte(signInChallenges.expiresAt, now))
     .returning({ id: signInChallenges.id });
-  const windowFloor = Math.floor(now.getTime() / 1000) - SIGN_IN_LIMITS.windowSeconds;
+  // The day windows are the longest: an hour window goes with them.
+  const windowFloor = Math.floor(now.getTime() / 1000) - SIGN_IN_LIMITS.dayWindowSeconds;
   const windows = await db
     .delete(signInRateLimits)
     .where(lt(signInRateLimits.windowStart, windowFloor))

@@ -41,8 +41,12 @@ export function safeText(options: { min?: number; max?: number } = {}) {
   return text(options).refine(isSafeText, { error: UNSAFE_TEXT });
 }
 
+/** The longest URL any input keeps (image URLs), as for webhook URLs (docs/api.md, "Maxima"). */
+export const MAX_URL_LENGTH = 2048;
+
 /**
- * An absolute http(s) URL (docs/api.md, "Storefronts"); raw spaces, quotes and angle brackets are refused.
+ * An absolute http(s) URL (docs/api.md, "Storefronts"); raw spaces, quotes and angle brackets are refused; at most
+ * 2048 characters.
  */
 export function httpUrl() {
   return z
@@ -54,6 +58,7 @@ export function httpUrl() {
         pt: "deve ser uma URL absoluta http:// ou https://",
       }),
     })
+    .max(MAX_URL_LENGTH)
     .refine((value) => !/[\s<>"'`]/.test(value) && isCleanText(value), {
       error: localizedError({
         en: "must be a valid URI (encode spaces, quotes and angle brackets)",

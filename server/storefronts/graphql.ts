@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { UserRef } from "@/server/accounts/graphql";
 import { builder } from "@/server/graphql/builder";
 import { connectionType, listQueryOf, toConnection } from "@/server/graphql/connections";
@@ -13,7 +14,12 @@ import {
   productsOfStorefront,
 } from "@/server/products/graphql";
 import type { ProductDto } from "@/server/products/schema";
+import { PRODUCT_MAXIMA } from "@/server/products/schema";
+import { text } from "@/server/validation";
 import { CreateStorefrontInput, type StorefrontDto, UpdateStorefrontInput } from "./schema";
+
+const CategoryFilter = z.object({ category: text({ max: PRODUCT_MAXIMA.category }) });
+
 import {
   createStorefront,
   deleteStorefront,
@@ -136,7 +142,11 @@ export const StorefrontRef = builder.objectRef<StorefrontDto>("Storefront").impl
         toConnection(
           await productsOfStorefront(ctx, storefront.id, {
             ...listQueryOf(args, ctx),
-            category: args.category,
+            // The same text rule and maximum as a stored category (docs/api.md, "Maxima").
+            category:
+              args.category == null
+                ? args.category
+                : parseArg(CategoryFilter, { category: args.category }, ctx).category,
           }),
           (product) => product.id,
         ),

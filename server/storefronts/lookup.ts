@@ -52,26 +52,27 @@ export async function findLiveStorefronts(
   return input.storefrontIds.map((id) => liveStorefrontOrError(byId.get(id)));
 }
 
+/**
+ * What makes a storefront public (its page and public orders): this slug, published, not hidden, not deleted, and
+ * its account not cancelled (a cancelled merchant's storefronts are gone for its customers too, published or not).
+ */
+export function isPublishedStorefront(slug: string) {
+  return and(
+    eq(storefronts.slug, slug),
+    eq(storefronts.published, true),
+    eq(storefronts.hidden, false),
+    isNull(storefronts.deletedAt),
+    sql`exists (select 1 from accounts a where a.id = storefronts.account_id and a.status <> 'cancelled')`,
+  );
+}
+
 /** The published, visible, live storefront with this slug (the public page and public orders), or 404. */
 export async function findPublishedStorefront(
   db: Db,
   slug: string,
   lock?: "key share",
 ): Promise<StorefrontRow> {
-  const query = db
-    .select()
-    .from(storefronts)
-    .where(
-      and(
-        eq(storefronts.slug, slug),
-        eq(storefronts.published, true),
-        eq(storefronts.hidden, false),
-        isNull(storefronts.deletedAt),
-        // A cancelled merchant's storefronts are gone for its customers too, published or not.
-        sql`exists (select 1 from accounts a where a.id = storefronts.account_id and a.status <> 'cancelled')`,
-      ),
-    )
-    .limit(1);
+  const query = db.select().from(storefronts).where(isPublishedStorefront(slug)).limit(1);
   const [row] = lock ? await query.for(lock) : await query;
   if (!row) throw new AppError("storefront_not_found", { param: "slug" });
   return row;

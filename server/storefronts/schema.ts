@@ -5,6 +5,20 @@ import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
 import { amount, httpUrl, safeText } from "./fields";
 import { canonicalTimeZone } from "./time-zones";
 
+/** The maxima of a storefront's texts and lists (docs/api.md, "Storefronts", "Maxima"). */
+export const STOREFRONT_MAXIMA = {
+  name: 100,
+  font: 60,
+  biographyTitle: 200,
+  biographyDescription: 2000,
+  categories: 200,
+  categoryName: 100,
+  deliveryRanges: 50,
+  blocks: 500,
+  /** `blocks`, serialized as JSON, in bytes. */
+  blocksBytes: 64 * 1024,
+} as const;
+
 export const StorefrontLanguage = z.enum(["es", "en", "pt"]);
 export const Currency = z
   .enum(CURRENCY_CODES)
@@ -29,6 +43,7 @@ const PRESET_NAMES = Object.keys(THEME_PRESETS) as [ThemePreset, ...ThemePreset[
 /** `HH:MM`, 00:00-23:59; `24:00` is accepted as "until midnight" (docs/api.md, "Storefronts"). */
 const Time = z
   .string()
+  .max(5)
   .regex(/^\d{2}:\d{2}$/, {
     error: localizedError({ en: "must be HH:MM", es: "debe ser HH:MM", pt: "deve ser HH:MM" }),
   })
@@ -63,10 +78,22 @@ export const BackgroundUrlInput = z
   })
   .nullable();
 
+/** A theme colour as the page renders it: `#rgb` or `#rrggbb` (app/s/_lib/palette.ts ignores anything else). */
+const ThemeColour = z
+  .string()
+  .max(7)
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, {
+    error: localizedError({
+      en: "must be a hex colour, #rgb or #rrggbb",
+      es: "debe ser un color hexadecimal, #rgb o #rrggbb",
+      pt: "deve ser uma cor hexadecimal, #rgb ou #rrggbb",
+    }),
+  });
+
 export const ThemeInput = z
   .union(
     [
-      z.strictObject({ primary: safeText(), secondary: safeText(), tertiary: safeText() }),
+      z.strictObject({ primary: ThemeColour, secondary: ThemeColour, tertiary: ThemeColour }),
       z.strictObject({ preset: z.enum(PRESET_NAMES) }),
     ],
     {
@@ -84,7 +111,7 @@ export const BrandingInput = z
     logoUrl: LogoUrlInput.optional(),
     backgroundUrl: BackgroundUrlInput.optional(),
     theme: ThemeInput.optional(),
-    font: safeText().nullable().optional(),
+    font: safeText({ max: STOREFRONT_MAXIMA.font }).nullable().optional(),
   })
   .nullable();
 
@@ -127,7 +154,7 @@ export const DeliveryInput = z
     enabled: z.boolean(),
     type: z.enum(["fixed", "distance"]).nullable().optional(),
     fixedPrice: amount().nullable().optional(),
-    ranges: z.array(DeliveryRangeInput).nullable().optional(),
+    ranges: z.array(DeliveryRangeInput).max(STOREFRONT_MAXIMA.deliveryRanges).nullable().optional(),
   })
   .superRefine((value, ctx) => {
     const ranges = value.ranges ?? [];
@@ -171,27 +198,60 @@ export const DeliveryInput = z
   .nullable();
 
 export const BiographyInput = z
-  .union([z.literal("auto"), z.strictObject({ title: safeText(), description: safeText() })], {
-    error: localizedError({
-      en: 'must be {title, description}, "auto" or null',
-      es: 'debe ser {title, description}, "auto" o null',
-      pt: 'deve ser {title, description}, "auto" ou null',
-    }),
-  })
+  .union(
+    [
+      z.literal("auto"),
+      z.strictObject({
+        title: safeText({ max: STOREFRONT_MAXIMA.biographyTitle }),
+        description: safeText({ max: STOREFRONT_MAXIMA.biographyDescription }),
+      }),
+    ],
+    {
+      error: localizedError({
+        en: 'must be {title, description}, "auto" or null',
+        es: 'debe ser {title, description}, "auto" o null',
+        pt: 'deve ser {title, description}, "auto" ou null',
+      }),
+    },
+  )
   .nullable();
 
+/** Bytes of `text` in UTF-8 (the dashboard's forms run this schema in the browser too: no Buffer). */
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
 export const BlocksInput = z
-  .union([z.literal("auto"), z.array(jsonValue())], {
+  .union([z.literal("auto"), z.array(jsonValue()).max(STOREFRONT_MAXIMA.blocks)], {
     error: localizedError({
       en: 'must be an array, "auto" or null',
       es: 'debe ser un array, "auto" o null',
       pt: 'deve ser um array, "auto" ou null',
     }),
   })
+  .refine(
+    (blocks) => !Array.isArray(blocks) || utf8Length(JSON.stringify(blocks)) <= STOREFRONT_MAXIMA.blocksBytes,
+    {
+      error: localizedError({
+        en: `must be at most ${STOREFRONT_MAXIMA.blocksBytes / 1024} KiB as JSON`,
+        es: `no debe superar ${STOREFRONT_MAXIMA.blocksBytes / 1024} KiB como JSON`,
+        pt: `não deve passar de ${STOREFRONT_MAXIMA.blocksBytes / 1024} KiB como JSON`,
+      }),
+    },
+  )
+  .meta({
+    description: `An array (stored as sent) or "auto"; at most ${STOREFRONT_MAXIMA.blocksBytes / 1024} KiB as JSON.`,
+  })
   .nullable();
 
 export const CategoriesInput = z
-  .array(z.strictObject({ name: safeText({ min: 1 }), position: z.int().nullable().optional() }))
+  .array(
+    z.strictObject({
+      name: safeText({ min: 1, max: STOREFRONT_MAXIMA.categoryName }),
+      position: z.int().nullable().optional(),
+    }),
+  )
+  .max(STOREFRONT_MAXIMA.categories)
   .nullable();
 
 /**
@@ -212,6 +272,7 @@ export const SlugInput = z
 
 export const WhatsappInput = z
   .string()
+  .max(16)
   .regex(/^\+[1-9]\d{7,14}$/, {
     error: localizedError({
       en: "must be an E.164 number, e.g. +5215512345678",
@@ -223,7 +284,7 @@ export const WhatsappInput = z
 
 /** The editable fields (docs/api.md, "Storefronts"), every one optional. */
 const editableFields = {
-  name: safeText({ min: 1, max: 100 }).optional(),
+  name: safeText({ min: 1, max: STOREFRONT_MAXIMA.name }).optional(),
   language: StorefrontLanguage.optional(),
   currency: Currency.optional(),
   businessType: BusinessType.nullable().optional(),
@@ -246,7 +307,7 @@ const editableFields = {
 export const CreateStorefrontInput = z
   .strictObject({
     ...editableFields,
-    name: safeText({ min: 1, max: 100 }),
+    name: safeText({ min: 1, max: STOREFRONT_MAXIMA.name }),
     currency: Currency,
     language: StorefrontLanguage.optional().meta({ description: "Defaults to the account's language." }),
     whatsapp: WhatsappInput.optional(),

@@ -17,7 +17,12 @@ import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "./changes";
 import { publicUrlOf, type StorefrontRow, toStorefrontDto } from "./dto";
-import { findLiveStorefront, findLiveStorefronts, findPublishedStorefront } from "./lookup";
+import {
+  findLiveStorefront,
+  findLiveStorefronts,
+  findPublishedStorefront,
+  isPublishedStorefront,
+} from "./lookup";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,
@@ -499,6 +504,35 @@ export async function getPublishedStorefrontBySlug(
       paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),
     },
   };
+}
+
+/** One product of a published storefront as its customers see it (the product page). */
+export type PublishedProduct = { storefront: StorefrontDto; product: ProductDto };
+
+/**
+ * The public product page's read (docs/api.md, "Public storefront"): no actor. ONE row, the product with its
+ * storefront, found by the product's id; an unknown id, a product the merchant hid, one of another storefront, or
+ * a storefront that is not public are all 404 `product_not_found`. The storefront's catalogue is never loaded for
+ * it, so a random product path costs one indexed lookup.
+ */
+export async function getPublishedProduct(
+  ctx: ServiceContext,
+  input: { slug: string; productId: string },
+): Promise<PublishedProduct> {
+  const [row] = await ctx.db
+    .select({ storefront: storefronts, product: products })
+    .from(products)
+    .innerJoin(storefronts, eq(storefronts.id, products.storefrontId))
+    .where(
+      and(
+        eq(products.id, input.productId),
+        or(isNull(products.hide), ne(products.hide, true)),
+        isPublishedStorefront(input.slug),
+      ),
+    )
+    .limit(1);
+  if (!row) throw new AppError("product_not_found", { param: "productId" });
+  return { storefront: toStorefrontDto(row.storefront), product: toProductDto(row.product) };
 }
 
 function toSettingsDto(row: StorefrontRow): StorefrontSettingsDto {

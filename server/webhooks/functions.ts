@@ -131,6 +131,8 @@ export const dispatchSweepFunction = inngest.createFunction(
 /** When each job of server/jobs/registry.ts runs under Inngest (UTC); jobs not listed run daily at 03:30. */
 const JOB_CRONS: Record<string, string> = {
   "purge-deliveries": "15 3 * * *",
+  // Unaccepted public orders hold stock: cancel them within 10 minutes of their expiry (docs/api.md).
+  "expire-public-orders": "*/10 * * * *",
   "purge-idempotency-keys": "0 * * * *",
   "purge-rate-limits": "45 3 * * *",
 };

@@ -37,8 +37,11 @@ export const SIGNING_SECRET_PATTERN = /^[0-9a-f]{64}$/;
 // Inputs
 
 // The 2048-character limit is checked by the URL guard, so it answers `invalid_webhook_url` like every URL rule.
+// `maxLength` is declared for /v1/openapi.json; the guard (which runs on every URL before anything is stored) refuses
+// it.
 const Url = text({ min: 1 }).meta({
   description: "HTTPS URL, at most 2048 characters; private and internal hosts are refused.",
+  maxLength: 2048,
   example: "https://example.com/webhooks/marea",
 });
 const SubscribedEvents = z

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "@/server/errors";
+import { AppError, messageFor } from "@/server/errors";
 import { loopbackAliasFromHosts } from "./testing";
 import {
   assertAllowedWebhookUrl,
@@ -244,5 +244,33 @@ describe("safeFetch", () => {
     await expect(
       safeFetch(`http://127.0.0.1:${closedPort}/`, { timeoutMs: 2000, allowLocal: true }),
     ).rejects.toMatchObject({ kind: "connection" });
+  });
+});
+
+describe("L1: what a refused host answers names no address and no resolver code", () => {
+  it("L1: a name that resolves to a private address and one that does not resolve get the same words, in every language", async () => {
+    const alias = loopbackAliasFromHosts();
+    expect(alias, "/etc/hosts needs a non-localhost name for 127.x (the machine's own name)").not.toBeNull();
+    const refusalOf = (host: string) =>
+      resolveAndCheck(host, { allowLocal: false }).then(
+        () => null,
+        (error: AppError) => error,
+      );
+    const privateName = await refusalOf(alias as string);
+    const missing = await refusalOf("no-such-host.invalid");
+    for (const [error, host] of [
+      [privateName, alias],
+      [missing, "no-such-host.invalid"],
+    ] as const) {
+      expect(error?.code).toBe("invalid_webhook_url");
+      for (const language of ["en", "es", "pt"] as const) {
+        const message = messageFor(error as AppError, language);
+        expect(message).not.toMatch(/127\.|ENOTFOUND|EAI_|ESERVFAIL/);
+        expect(message).toContain(host);
+      }
+      expect(error?.message).toBe(
+        `invalid_webhook_url: The host ${host} does not resolve to a public address.`,
+      );
+    }
   });
 });

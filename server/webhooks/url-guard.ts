@@ -5,6 +5,7 @@ import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
 import { env } from "@/server/env";
 import { AppError, type Messages } from "@/server/errors";
+import { log } from "@/server/lib/log";
 
 /**
  * SSRF guard for webhook URLs (docs/webhooks.md, "URL rules").
@@ -44,6 +45,18 @@ function tooLong(): Messages {
     en: `The URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters.`,
     es: `La URL tiene más de ${MAX_WEBHOOK_URL_LENGTH} caracteres.`,
     pt: `A URL tem mais de ${MAX_WEBHOOK_URL_LENGTH} caracteres.`,
+  };
+}
+
+/**
+ * One answer for a name that does not resolve and one that resolves to a refused address: telling them apart
+ * would tell a caller which internal names exist (docs/webhooks.md, "URL rules").
+ */
+function noPublicAddress(host: string): Messages {
+  return {
+    en: `The host ${host} does not resolve to a public address.`,
+    es: `El host ${host} no se resuelve a una dirección pública.`,
+    pt: `O host ${host} não é resolvido para um endereço público.`,
   };
 }
 
@@ -262,7 +275,9 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
 /**
  * Resolves a host name (or takes an IP literal as is) and checks EVERY address it resolves to: if any one is
  * refused, the whole host is refused (a receiver behind a name that also points inside is not reachable).
- * Throws `invalid_webhook_url` when refused or when the name does not resolve. Run before every attempt.
+ * Throws `invalid_webhook_url` when refused or when the name does not resolve. Run before every attempt. The
+ * message names the host only: the address it resolved to and the resolver's error code are logged, never
+ * answered (docs/webhooks.md, "URL rules").
  */
 export async function resolveAndCheck(
   hostname: string,
@@ -280,28 +295,22 @@ export async function resolveAndCheck(
     try {
       addresses = await systemResolve(host);
     } catch (error) {
-      const code = (error as { code?: string }).code ?? "error";
-      return reject({
-        en: `The host ${host} does not resolve (${code}).`,
-        es: `El host ${host} no se resuelve (${code}).`,
-        pt: `O host ${host} não é resolvido (${code}).`,
+      // The resolver's code (ENOTFOUND, ESERVFAIL...) tells which internal names exist: logged here, never
+      // shown to the caller (a delivery log, an OAuth error page).
+      log("info", "webhook host does not resolve", {
+        host,
+        code: (error as { code?: string }).code ?? "error",
       });
+      return reject(noPublicAddress(host));
     }
   }
-  if (addresses.length === 0) {
-    reject({
-      en: `The host ${host} does not resolve.`,
-      es: `El host ${host} no se resuelve.`,
-      pt: `O host ${host} não é resolvido.`,
-    });
-  }
+  if (addresses.length === 0) reject(noPublicAddress(host));
   for (const a of addresses) {
-    if (!isAllowedClass(classifyAddress(a.address), allowLocal))
-      reject({
-        en: `The host ${host} resolves to a private address (${a.address}).`,
-        es: `El host ${host} se resuelve a una dirección privada (${a.address}).`,
-        pt: `O host ${host} é resolvido para um endereço privado (${a.address}).`,
-      });
+    if (!isAllowedClass(classifyAddress(a.address), allowLocal)) {
+      // The private address a name resolves to maps the internal network: logged, never shown.
+      log("info", "webhook host resolves to a refused address", { host, address: a.address });
+      reject(noPublicAddress(host));
+    }
   }
   return addresses;
 }

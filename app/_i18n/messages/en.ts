@@ -84,7 +84,7 @@ export const en = {
   "signin.choose.legend": "Choose an account",
   "signin.choose.continue": "Continue with this account",
   "signin.choose.continueHint":
-    "Keep what the partner set up for you, such as storefronts and keys. The partner is told that you verified the account. You accept the terms of service (version {version}).",
+    "Keep what the partner set up for you, such as storefronts and keys. The partner is told that you verified the account, and can no longer create keys for it unless you allow it on your account page. You accept the terms of service (version {version}).",
   "signin.choose.new": "Start a new account",
   "signin.choose.newHint":
     "The partner's account is closed, and the partner is told. You start with an empty account of your own.",

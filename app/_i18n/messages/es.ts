@@ -83,7 +83,7 @@ export const es: Messages = {
   "signin.choose.legend": "Elige una cuenta",
   "signin.choose.continue": "Continuar con esta cuenta",
   "signin.choose.continueHint":
-    "Conservas lo que el socio preparó para ti, como tiendas y claves. Avisamos al socio de que verificaste la cuenta. Aceptas los términos de servicio (versión {version}).",
+    "Conservas lo que el socio preparó para ti, como tiendas y claves. Avisamos al socio de que verificaste la cuenta, y ya no puede crear claves para ella salvo que lo permitas en la página de tu cuenta. Aceptas los términos de servicio (versión {version}).",
   "signin.choose.new": "Crear una cuenta nueva",
   "signin.choose.newHint":
     "La cuenta del socio se cierra y se le avisa. Empiezas con una cuenta propia, vacía.",

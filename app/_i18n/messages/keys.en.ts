@@ -75,6 +75,22 @@ export const keysEn = {
   "account.terms.pending": "Version {version} is current and not accepted yet.",
   "account.terms.accept": "Accept version {version}",
   "account.terms.done": "Terms accepted.",
+  "account.partner.title": "Partner access",
+  "account.partner.description":
+    "A developer partner, {partner}, created this account for you with its developer key.",
+  "account.partner.on": "On: the partner may create new API keys for this account.",
+  "account.partner.off": "Off: the partner cannot create new API keys for this account.",
+  "account.partner.detached":
+    "The partner's key that created this account was revoked: the partner cannot create keys for it any more.",
+  "account.partner.keys":
+    "Keys the partner holds for this account: {count}. They keep working until you revoke them on the API keys page.",
+  "account.partner.keysLink": "Go to API keys",
+  "account.partner.grant": "Allow partner access",
+  "account.partner.revoke": "Turn off partner access",
+  "account.partner.grantTitle": "Allow partner access?",
+  "account.partner.grantBody":
+    "{partner} will be able to create API keys for this account and, with them, change your storefronts and products and read your orders. You can turn this off at any time.",
+  "account.partner.grantConfirm": "Allow access",
   "account.sessions.title": "Sessions",
   "account.sessions.description": "Sign out on every device and browser where this account is signed in.",
   "account.sessions.everywhere": "Sign out everywhere",

@@ -77,6 +77,22 @@ export const keysEs: Record<keyof typeof keysEn, string> = {
   "account.terms.pending": "La versión {version} está vigente y aún no la aceptaste.",
   "account.terms.accept": "Aceptar la versión {version}",
   "account.terms.done": "Términos aceptados.",
+  "account.partner.title": "Acceso del socio",
+  "account.partner.description":
+    "Un socio desarrollador, {partner}, creó esta cuenta para ti con su clave de desarrollador.",
+  "account.partner.on": "Activado: el socio puede crear nuevas claves de API para esta cuenta.",
+  "account.partner.off": "Desactivado: el socio no puede crear nuevas claves de API para esta cuenta.",
+  "account.partner.detached":
+    "La clave del socio que creó esta cuenta fue revocada: el socio ya no puede crear claves para ella.",
+  "account.partner.keys":
+    "Claves que el socio tiene para esta cuenta: {count}. Siguen funcionando hasta que las revoques en la página de claves de API.",
+  "account.partner.keysLink": "Ir a claves de API",
+  "account.partner.grant": "Permitir el acceso del socio",
+  "account.partner.revoke": "Desactivar el acceso del socio",
+  "account.partner.grantTitle": "¿Permitir el acceso del socio?",
+  "account.partner.grantBody":
+    "{partner} podrá crear claves de API para esta cuenta y, con ellas, cambiar tus tiendas y productos y leer tus pedidos. Puedes desactivarlo en cualquier momento.",
+  "account.partner.grantConfirm": "Permitir el acceso",
   "account.sessions.title": "Sesiones",
   "account.sessions.description":
     "Cierra la sesión en todos los dispositivos y navegadores donde esta cuenta la tiene abierta.",

@@ -78,6 +78,22 @@ export const keysPt: Record<keyof typeof keysEn, string> = {
   "account.terms.pending": "A versão {version} é a atual e ainda não foi aceita.",
   "account.terms.accept": "Aceitar a versão {version}",
   "account.terms.done": "Termos aceitos.",
+  "account.partner.title": "Acesso do parceiro",
+  "account.partner.description":
+    "Um parceiro desenvolvedor, {partner}, criou esta conta para você com a chave de desenvolvedor dele.",
+  "account.partner.on": "Ativado: o parceiro pode criar novas chaves de API para esta conta.",
+  "account.partner.off": "Desativado: o parceiro não pode criar novas chaves de API para esta conta.",
+  "account.partner.detached":
+    "A chave do parceiro que criou esta conta foi revogada: o parceiro não pode mais criar chaves para ela.",
+  "account.partner.keys":
+    "Chaves que o parceiro tem para esta conta: {count}. Elas continuam funcionando até você revogá-las na página de chaves de API.",
+  "account.partner.keysLink": "Ir para chaves de API",
+  "account.partner.grant": "Permitir o acesso do parceiro",
+  "account.partner.revoke": "Desativar o acesso do parceiro",
+  "account.partner.grantTitle": "Permitir o acesso do parceiro?",
+  "account.partner.grantBody":
+    "{partner} poderá criar chaves de API para esta conta e, com elas, alterar suas lojas e produtos e ler seus pedidos. Você pode desativar isso a qualquer momento.",
+  "account.partner.grantConfirm": "Permitir o acesso",
   "account.sessions.title": "Sessões",
   "account.sessions.description":
     "Saia em todos os dispositivos e navegadores onde esta conta está conectada.",

@@ -83,7 +83,7 @@ export const pt: Messages = {
   "signin.choose.legend": "Escolha uma conta",
   "signin.choose.continue": "Continuar com esta conta",
   "signin.choose.continueHint":
-    "Você mantém o que o parceiro preparou, como lojas e chaves. O parceiro é avisado de que você verificou a conta. Você aceita os termos de serviço (versão {version}).",
+    "Você mantém o que o parceiro preparou, como lojas e chaves. O parceiro é avisado de que você verificou a conta e não pode mais criar chaves para ela, a menos que você permita na página da sua conta. Você aceita os termos de serviço (versão {version}).",
   "signin.choose.new": "Criar uma conta nova",
   "signin.choose.newHint":
     "A conta do parceiro é encerrada, e ele é avisado. Você começa com uma conta própria, vazia.",

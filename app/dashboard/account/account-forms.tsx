@@ -128,3 +128,52 @@ export function CancelAccount({ email }: { email: string }) {
     </div>
   );
 }
+
+/**
+ * The owner's switch for the partner that bootstrapped the account (docs/ui.md, "Account"; docs/api.md, "Partner
+ * access"): allowing asks for a confirmation (the partner can then mint keys that act on the account), turning it
+ * off does not (it only takes a power away).
+ */
+export function PartnerAccessForm({ partner, hasAccess }: { partner: string; hasAccess: boolean }) {
+  const t = useT();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const save = useMutation(
+    trpc.accounts.setPartnerAccess.mutationOptions({
+      onSuccess: () => router.refresh(),
+      onError: (failure) => setError(catalogueError(failure)?.message ?? failure.message),
+    }),
+  );
+  return (
+    <div className="space-y-2">
+      {error ? (
+        <Notice tone="danger" role="alert">
+          {error}
+        </Notice>
+      ) : null}
+      {hasAccess ? (
+        <Button
+          variant="secondary"
+          loading={save.isPending}
+          onClick={() => save.mutate({ hasAccess: false })}
+        >
+          {t("account.partner.revoke")}
+        </Button>
+      ) : (
+        <ConfirmDialog
+          trigger={
+            <Button variant="secondary" loading={save.isPending}>
+              {t("account.partner.grant")}
+            </Button>
+          }
+          title={t("account.partner.grantTitle")}
+          description={t("account.partner.grantBody", { partner })}
+          cancelLabel={t("common.cancel")}
+          actionLabel={t("account.partner.grantConfirm")}
+          onAction={() => save.mutate({ hasAccess: true })}
+        />
+      )}
+    </div>
+  );
+}

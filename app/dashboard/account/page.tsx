@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { Badge, statusTone } from "@/app/_components/ui/badge";
 import { buttonClasses } from "@/app/_components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/app/_components/ui/card";
@@ -10,7 +11,7 @@ import { Shell } from "../_components/shell";
 import { formatDate, formatNumber } from "../_lib/format";
 import { requireSignedInAccount } from "../_lib/session";
 import { ConnectedApps } from "../oauth/_components/connected-apps";
-import { AcceptTermsButton, CancelAccount, LanguageForm } from "./account-forms";
+import { AcceptTermsButton, CancelAccount, LanguageForm, PartnerAccessForm } from "./account-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -146,6 +147,47 @@ export default async function AccountPage({
             ) : null}
           </CardContent>
         </Card>
+
+        {account.partner ? (
+          <Card data-testid="partner-access">
+            <CardHeader>
+              <CardTitle>{t("account.partner.title")}</CardTitle>
+              <CardDescription>
+                {t("account.partner.description", {
+                  partner: account.partner.name
+                    ? `${account.partner.name} (${account.partner.email})`
+                    : account.partner.email,
+                })}
+              </CardDescription>
+            </CardHeader>
+            <CardContent className="space-y-3">
+              <p className="text-sm font-medium text-fg" data-testid="partner-access-state">
+                {t(
+                  !account.partner.isKeyLive
+                    ? "account.partner.detached"
+                    : account.partner.hasAccess
+                      ? "account.partner.on"
+                      : "account.partner.off",
+                )}
+              </p>
+              <p className="text-sm text-muted">
+                {t("account.partner.keys", { count: formatNumber(account.partner.liveKeys, language) })}{" "}
+                <Link
+                  href="/dashboard/keys"
+                  className="font-medium text-primary underline underline-offset-2"
+                >
+                  {t("account.partner.keysLink")}
+                </Link>
+              </p>
+              {account.partner.isKeyLive ? (
+                <PartnerAccessForm
+                  partner={account.partner.name ?? account.partner.email}
+                  hasAccess={account.partner.hasAccess}
+                />
+              ) : null}
+            </CardContent>
+          </Card>
+        ) : null}
 
         <Card>
           <CardHeader>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
+import { PUBLIC_ORDER_LIMITS } from "@/server/orders/limits";
 import type { OptionChoice } from "@/server/orders/options";
 
 /**
@@ -24,7 +25,8 @@ export type CartLine = {
 export type Cart = { lines: CartLine[] };
 
 const EMPTY: Cart = { lines: [] };
-const MAX_AMOUNT = 1000;
+/** What the page's order takes per line (docs/api.md, "Public storefront"). */
+const MAX_AMOUNT = PUBLIC_ORDER_LIMITS.maxUnitsPerLine;
 const listeners = new Set<() => void>();
 const snapshots = new Map<string, { raw: string | null; cart: Cart }>();
 

@@ -5,6 +5,7 @@ import { type FormEvent, useId, useRef, useState } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { Notice } from "@/app/_components/ui/notice";
 import { useLanguage, useT } from "@/app/_i18n/client";
+import { PUBLIC_ORDER_LIMITS } from "@/server/orders/limits";
 import {
   checkOptionChoices,
   groupLimits,
@@ -197,14 +198,19 @@ export function ProductOrderForm({
             type="number"
             inputMode="numeric"
             min={1}
-            max={product.stock ?? 99}
+            max={Math.min(
+              product.stock ?? PUBLIC_ORDER_LIMITS.maxUnitsPerLine,
+              PUBLIC_ORDER_LIMITS.maxUnitsPerLine,
+            )}
             value={amount}
             aria-invalid={amountError ? true : undefined}
             aria-describedby={amountError ? `${id}-amount-error` : undefined}
             onChange={(event) => {
               setAdded(false);
               setAmountError(null);
-              setAmount(Math.max(1, Math.min(Number(event.target.value) || 1, 999)));
+              setAmount(
+                Math.max(1, Math.min(Number(event.target.value) || 1, PUBLIC_ORDER_LIMITS.maxUnitsPerLine)),
+              );
             }}
             className="h-11 w-24 rounded-md border border-border-strong bg-surface px-3 text-base aria-invalid:border-danger"
           />

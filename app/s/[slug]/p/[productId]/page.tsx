@@ -8,7 +8,7 @@ import { CartBar } from "../../../_components/cart-bar";
 import { Price } from "../../../_components/price";
 import { ProductOrderForm } from "../../../_components/product-order-form";
 import { StorefrontFrame } from "../../../_components/storefront-frame";
-import { loadPublishedStorefront } from "../../../_lib/data";
+import { loadPublishedProduct } from "../../../_lib/data";
 import { productJsonLd, serializeJsonLd } from "../../../_lib/json-ld";
 
 // Cached like the store page (docs/ui.md, "Public storefront", caching): expired by the storefront's changes.
@@ -21,11 +21,8 @@ export async function generateStaticParams(): Promise<Array<{ slug: string; prod
 
 type Props = { params: Promise<{ slug: string; productId: string }> };
 
-async function load(slug: string, productId: string) {
-  const published = await loadPublishedStorefront(slug);
-  const product = published?.products.find((candidate) => candidate.id === productId);
-  return published && product ? { ...published, product } : null;
-}
+// One row (the product with its storefront): a made-up product id is a 404 without loading the catalogue.
+const load = loadPublishedProduct;
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { slug, productId } = await params;
