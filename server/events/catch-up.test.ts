@@ -201,7 +201,9 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
     // The payload is the delivery's body byte for byte: the signature each attempt sent verifies over it with the
     // endpoint's secret, and the receiver's own handler takes it as it is.
     // The developer's dashboard session (Resend and Recover below are dashboard actions, after the terms).
-    await acceptCurrentTerms(await sessionContextFor(developer.accountId), { version: currentTerms().version });
+    await acceptCurrentTerms(await sessionContextFor(developer.accountId), {
+      version: currentTerms().version,
+    });
     const session = await sessionContextFor(developer.accountId);
     const seen = new Set<string>();
     for (const event of caughtUp) {
