@@ -25,7 +25,8 @@ import {
  * the account's merchant endpoints. Test fires are due to one endpoint only and are nobody's to list.
  */
 
-type Audience = { accountId: string; scope: EndpointScope };
+/** Whose events a caller reads: the events due to its account's endpoints of this scope. */
+export type Audience = { accountId: string; scope: EndpointScope };
 
 function audienceOf(ctx: ServiceContext, operation: OperationName): Audience {
   const actor: Actor = authorize(ctx, operation);
@@ -62,8 +63,8 @@ function entitled(audience: Audience, since: Date): SQL {
   const mine =
     audience.scope === "developer"
       ? sql`ev.developer_account_id = ${audience.accountId}
-          and (ev.type not like 'order.%' or exists (select 1 from api_keys k
-            where k.id = ev.developer_key_id and k.revoked_at is null))`
+          and (ev.type not like 'order.%' or ev.developer_key_id in (select k.id from api_keys k
+            where k.account_id = ${audience.accountId} and k.revoked_at is null))`
       : sql`ev.merchant_account_id = ${audience.accountId}`;
   return sql`${mine} and ev.created_at >= ${since.toISOString()}::timestamptz`;
 }
@@ -94,7 +95,30 @@ async function ownEndpoint(ctx: ServiceContext, audience: Audience, endpointId: 
  */
 export async function listEvents(ctx: ServiceContext, input: ListEventsInput): Promise<EventList> {
   const audience = audienceOf(ctx, "listEvents");
-  const retained = retentionStart(ctx);
+  const endpointId =
+    input.undeliveredTo === undefined ? null : await ownEndpoint(ctx, audience, input.undeliveredTo);
+  const rows = await queryRows<EventRow>(
+    ctx.db,
+    pageStatement(audience, input, { now: ctx.now(), endpointId }),
+  );
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(toEventDto),
+    nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null,
+  };
+}
+
+/**
+ * The one statement of a page of `listEvents` (`limit + 1` rows), for an endpoint already checked to be the
+ * caller's. Exported for the plan test (server/events/plan.test.ts): both shapes are index scans.
+ */
+export function pageStatement(
+  audience: Audience,
+  input: ListEventsInput,
+  options: { now: Date; endpointId: string | null },
+): SQL {
+  const retained = new Date(options.now.getTime() - EVENT_RETENTION_MS);
   const requested = input.createdGte ? new Date(input.createdGte) : null;
   const since = requested && requested > retained ? requested : retained;
   const after = decodeCursor(input.cursor, "evt");
@@ -110,41 +134,25 @@ export async function listEvents(ctx: ServiceContext, input: ListEventsInput): P
     );
   const where = sql.join(filters, sql` and `);
   const limit = input.limit + 1;
-
-  let rows: EventRow[];
-  if (input.undeliveredTo !== undefined) {
-    const endpointId = await ownEndpoint(ctx, audience, input.undeliveredTo);
-    // Driven by the endpoint's deliveries that did not answer 2xx (a partial index, newest event first), so the
-    // read costs what is missing, not what was delivered. An event with a delivery that did answer 2xx (a retry, a
-    // Resend, a Recover) is off the list.
-    rows = await queryRows<EventRow>(
-      ctx.db,
-      sql`select ${EVENT_COLUMNS}
-          from (select distinct d.event_row_id from webhook_deliveries d
-                where d.endpoint_id = ${endpointId} and d.status <> 'delivered'
-                  ${after ? sql`and d.event_row_id < ${after}` : sql``}) as due
-          join webhook_events ev on ev.id = due.event_row_id
-          where ${where}
-            and not exists (select 1 from webhook_deliveries ok where ok.event_row_id = ev.id
-              and ok.endpoint_id = ${endpointId} and ok.status = 'delivered')
-          order by due.event_row_id desc
-          limit ${limit}`,
-    );
-  } else {
-    rows = await queryRows<EventRow>(
-      ctx.db,
-      sql`select ${EVENT_COLUMNS} from webhook_events ev
-          where ${where} ${after ? sql`and ev.id < ${after}` : sql``}
-          order by ev.id desc
-          limit ${limit}`,
-    );
-  }
-  const page = rows.slice(0, input.limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(toEventDto),
-    nextCursor: rows.length > input.limit && last ? encodeCursor(last.id) : null,
-  };
+  const { endpointId } = options;
+  if (endpointId === null)
+    return sql`select ${EVENT_COLUMNS} from webhook_events ev
+        where ${where} ${after ? sql`and ev.id < ${after}` : sql``}
+        order by ev.id desc
+        limit ${limit}`;
+  // Driven by the endpoint's deliveries that did not answer 2xx (a partial index, newest event first), so the read
+  // costs what is missing, not what was delivered. An event with a delivery that did answer 2xx (a retry, a
+  // Resend, a Recover) is off the list.
+  return sql`select ${EVENT_COLUMNS}
+      from (select distinct d.event_row_id from webhook_deliveries d
+            where d.endpoint_id = ${endpointId} and d.status <> 'delivered'
+              ${after ? sql`and d.event_row_id < ${after}` : sql``}) as due
+      join webhook_events ev on ev.id = due.event_row_id
+      where ${where}
+        and not exists (select 1 from webhook_deliveries ok where ok.event_row_id = ev.id
+          and ok.endpoint_id = ${endpointId} and ok.status = 'delivered')
+      order by due.event_row_id desc
+      limit ${limit}`;
 }
 
 /**
