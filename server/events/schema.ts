@@ -10,9 +10,9 @@ import { EVENT_TYPES, EventType } from "@/server/webhooks/schema";
 
 /** `evt_` + a lowercase ULID: the event's own id, which orders the list (docs/api.md, "Identifiers"). */
 export const EVENT_ID_PATTERN = /^evt_[0-9a-z]{26}$/;
-/** The envelope's `eventId`, a lowercase UUID v4 (docs/webhooks.md, "Envelope"). */
+/** The envelope's `eventId`, a UUID v4 (docs/webhooks.md, "Envelope"; Marea writes it lowercase). */
 export const ENVELOPE_EVENT_ID_PATTERN =
-  /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** Events are listed for 30 days, the delivery log's retention (docs/webhooks.md, "Delivery log and test fires"). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

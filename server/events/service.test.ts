@@ -309,6 +309,7 @@ describe("one event", () => {
     const byRow = await getEvent(ctx, { eventId: emitted.eventRowId });
     const byEnvelope = await getEvent(ctx, { eventId: emitted.eventId });
     expect(byRow).toEqual(byEnvelope);
+    expect(await getEvent(ctx, { eventId: emitted.eventId.toUpperCase() })).toEqual(byRow);
     expect(byRow.eventId).toBe(emitted.eventId);
     // The merchant sees its own order event too.
     expect((await getEvent(await serviceContextFor(user.userKey), { eventId: emitted.eventId })).id).toBe(

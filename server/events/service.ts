@@ -165,8 +165,10 @@ export async function loadEvents(
   args: { eventIds: readonly string[] },
 ): Promise<Array<EventDto | AppError>> {
   const audience = audienceOf(ctx, "getEvent");
-  const ids = args.eventIds.filter((id) => EVENT_ID_PATTERN.test(id));
-  const eventIds = args.eventIds.filter((id) => ENVELOPE_EVENT_ID_PATTERN.test(id));
+  // A UUID names the same event in either case; the envelope's is lowercase.
+  const keysAsked = args.eventIds.map((id) => (ENVELOPE_EVENT_ID_PATTERN.test(id) ? id.toLowerCase() : id));
+  const ids = keysAsked.filter((id) => EVENT_ID_PATTERN.test(id));
+  const eventIds = keysAsked.filter((id) => ENVELOPE_EVENT_ID_PATTERN.test(id));
   const byId = (list: string[]) =>
     sql.join(
       list.map((id) => sql`${id}`),
@@ -183,7 +185,7 @@ export async function loadEvents(
           sql`select ${EVENT_COLUMNS} from webhook_events ev
               where (${sql.join(keys, sql` or `)}) and ${entitled(audience, retentionStart(ctx))}`,
         );
-  return args.eventIds.map((key) => {
+  return keysAsked.map((key) => {
     const row = rows.find((r) => r.id === key || r.event_id === key);
     return row ? toEventDto(row) : new AppError("event_not_found", { param: "eventId" });
   });
