@@ -123,7 +123,11 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
     await verify(first);
     const firstShop = await createStorefrontWithProduct(first.userKey);
     const deliveredOrder = await placeOrder(first, firstShop);
-    await receiver.waitFor((requests) => requests.some((r) => r.rawBody.includes(deliveredOrder)));
+    await eventually(async () => {
+      const log = await deliveryLog(developer.key, endpoint.endpointId);
+      return log.length === 2 && log.every((d) => d.status === "delivered");
+    }, 30_000);
+    expect(receiver.requests.some((r) => r.rawBody.includes(deliveredOrder))).toBe(true);
 
     // Users waiting to verify, and another developer's user, bootstrapped before the outage.
     const second = await bootstrapUser(developer.key);
@@ -163,7 +167,7 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
       const log = await deliveryLog(developer.key, endpoint.endpointId);
       const missed = log.filter((d) => d.status !== "delivered");
       return missed.length === 7 && missed.every((d) => d.status === "max_attempts_reached") && missed;
-    });
+    }, 30_000);
     expect(Date.now() - outageStart).toBeGreaterThan(400);
     expect(missedDeliveries.map((d) => d.type).sort()).toEqual(
       [
@@ -179,7 +183,7 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
     const theirEvents = await eventually(async () => {
       const log = await deliveryLog(other.key, otherEndpointId);
       return log.length >= 2 && log.every((d) => d.status === "delivered") && log;
-    });
+    }, 30_000);
 
     // Catch up, two per page.
     const before = await deliveryState();
@@ -239,7 +243,7 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
     const afterResend = await eventually(async () => {
       const left = await catchUp(developer.key, endpoint.endpointId, 100);
       return left.length === 6 && left;
-    });
+    }, 30_000);
     expect(afterResend.map((e) => e.eventId)).not.toContain(resent?.eventId);
 
     // ...and Recover sends the rest: once each answers 2xx, nothing is missing any more.
@@ -249,8 +253,11 @@ describe("After an outage: catching up from GET /v1/events?undeliveredTo= alone"
       since: new Date(outageStart - 60_000).toISOString(),
     });
     expect(recovered.recovered).toBe(6);
-    await eventually(async () => (await catchUp(developer.key, endpoint.endpointId, 100)).length === 0);
+    await eventually(
+      async () => (await catchUp(developer.key, endpoint.endpointId, 100)).length === 0,
+      30_000,
+    );
     const log = await listDeliveryLog(session, { scope: "developer", endpointId: endpoint.endpointId });
     expect(log.data.filter((d) => d.resendOf !== null && d.status === "delivered")).toHaveLength(7);
-  });
+  }, 120_000);
 });
