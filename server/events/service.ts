@@ -5,7 +5,8 @@ import { queryRows } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/lib/pagination";
 import type { OperationName } from "@/server/operations";
-import { ENDPOINT_ID_PATTERN, type EndpointScope, type EventType } from "@/server/webhooks/schema";
+import { ENDPOINT_ID_PATTERN, type EndpointScope } from "@/server/webhooks/schema";
+import { type EventRow, toEventDto } from "./dto";
 import {
   ENVELOPE_EVENT_ID_PATTERN,
   EVENT_ID_PATTERN,
@@ -31,24 +32,6 @@ export type Audience = { accountId: string; scope: EndpointScope };
 function audienceOf(ctx: ServiceContext, operation: OperationName): Audience {
   const actor: Actor = authorize(ctx, operation);
   return { accountId: actor.accountId, scope: actor.kind === "developer" ? "developer" : "merchant" };
-}
-
-type EventRow = {
-  id: string;
-  event_id: string;
-  type: string;
-  created_at: string | Date;
-  payload: string;
-};
-
-function toEventDto(row: EventRow): EventDto {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    type: row.type as EventType,
-    createdAt: new Date(row.created_at).toISOString(),
-    payload: row.payload,
-  };
 }
 
 // `envelope::text` is the stored text itself: the column is `json`, which keeps the bytes every attempt sends.
