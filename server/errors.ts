@@ -329,6 +329,11 @@ export const ERROR_CATALOGUE = {
     es: "No se encontró ninguna entrega de este endpoint de webhook con ese id en los últimos 30 días.",
     pt: "Nenhuma entrega deste endpoint de webhook foi encontrada com esse id nos últimos 30 dias.",
   }),
+  event_not_found: entry(404, "not_found", false, {
+    en: "No event of your webhook endpoints was found with that id in the last 30 days.",
+    es: "No se encontró ningún evento de tus endpoints de webhook con ese id en los últimos 30 días.",
+    pt: "Nenhum evento dos seus endpoints de webhook foi encontrado com esse id nos últimos 30 dias.",
+  }),
   webhook_delivery_in_progress: entry(409, "conflict", true, {
     en: "This delivery still has an attempt scheduled. Resend it once it has finished.",
     es: "Esta entrega aún tiene un intento programado. Reenvíala cuando haya terminado.",

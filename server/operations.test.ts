@@ -19,6 +19,7 @@ import { resendVerification, verifyEmail } from "@/server/accounts/verification"
 import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
+import { getEvent, listEvents } from "@/server/events/service";
 import { API_ROUTES } from "@/server/http/routes";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
@@ -102,6 +103,8 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   recoverWebhookDeliveries: (ctx) => recoverDeliveries(ctx, ANY),
   readMerchantWebhookEndpoints: (ctx) => listEndpoints(ctx, { scope: "merchant", limit: 20 }),
   writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
+  listEvents: (ctx) => listEvents(ctx, ANY),
+  getEvent: (ctx) => getEvent(ctx, ANY),
   createOrder: (ctx) => createOrder(ctx, ANY),
   listOrders: (ctx) => listOrders(ctx, ANY),
   getOrder: (ctx) => getOrder(ctx, ANY),

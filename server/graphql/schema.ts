@@ -4,6 +4,7 @@ import "@/server/storefronts/graphql";
 import "@/server/products/graphql";
 import "@/server/orders/graphql";
 import "@/server/webhooks/graphql";
+import "@/server/events/graphql";
 import { builder } from "./builder";
 import "./node";
 import "./scalars";

@@ -92,7 +92,7 @@ export async function runPipeline(
     let input: Parameters<AnyRoute["handler"]>[1];
     try {
       const body = route.body ? parseJsonBody(rawBody, { empty: {} }) : undefined;
-      const query = Object.fromEntries(state.url.searchParams);
+      const query = queryOf(state.url.searchParams, route.query);
       input = {
         params: route.params ? parsePathParams(route.params, pathParams, state.language) : pathParams,
         // A query parameter the operation does not know is refused by name, on every operation.
@@ -133,6 +133,38 @@ export async function runPipeline(
   } catch (error) {
     return renderFailure(error, state);
   }
+}
+
+/** The names of a query schema's array fields, found once per schema. */
+const ARRAY_FIELDS = new WeakMap<z.ZodType, ReadonlySet<string>>();
+
+function arrayFieldsOf(schema: z.ZodType): ReadonlySet<string> {
+  let names = ARRAY_FIELDS.get(schema);
+  if (!names) {
+    const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+    names = new Set(Object.keys(shape).filter((name) => isArrayField(shape[name])));
+    ARRAY_FIELDS.set(schema, names);
+  }
+  return names;
+}
+
+function isArrayField(field: z.ZodType | undefined): boolean {
+  let inner: unknown = field;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodNullable)
+    inner = inner.unwrap();
+  return inner instanceof z.ZodArray;
+}
+
+/**
+ * The query as the operation's schema reads it (docs/api.md, "Request pipeline"): a parameter whose field is an
+ * array receives every value it was given (`?type=a&type=b`, or one), any other its last value. Unknown names stay
+ * in, for the schema to refuse by name.
+ */
+function queryOf(params: URLSearchParams, schema: z.ZodType | undefined): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.fromEntries(params);
+  if (!schema) return query;
+  for (const name of arrayFieldsOf(schema)) if (params.has(name)) query[name] = params.getAll(name);
+  return query;
 }
 
 export function renderFailure(error: unknown, state: RequestState): Response {

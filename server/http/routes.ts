@@ -1,4 +1,5 @@
 import { accountRoutes } from "@/server/accounts/rest";
+import { eventRoutes } from "@/server/events/rest";
 import { orderRoutes } from "@/server/orders/rest";
 import { productRoutes } from "@/server/products/rest";
 import { storefrontRoutes } from "@/server/storefronts/rest";
@@ -11,5 +12,6 @@ export const API_ROUTES: AnyRoute[] = [
   ...storefrontRoutes,
   ...productRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...orderRoutes,
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountTools } from "@/server/accounts/mcp";
 import type { Actor } from "@/server/context";
+import { eventTools } from "@/server/events/mcp";
 import { orderTools } from "@/server/orders/mcp";
 import { productTools } from "@/server/products/mcp";
 import { storefrontTools } from "@/server/storefronts/mcp";
@@ -14,6 +15,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   ...productTools,
   ...orderTools,
   ...webhookTools,
+  ...eventTools,
   ...accountTools.slice(1),
 ];
 

@@ -71,35 +71,88 @@ export async function emitEvent<T extends EventType>(
   now: Date,
 ): Promise<EmittedEvent> {
   const data = EVENT_DATA_SCHEMAS[input.type].parse(input.data) as Record<string, unknown>;
-  const endpointIds = await matchingEndpoints(db, input.type, input.accountId);
+  const { audience, endpointIds } = await recipientsOf(db, input.type, input.accountId);
   return writeEvent(
     db,
-    { type: input.type, data, accountId: input.accountId, isTest: false },
+    { type: input.type, data, accountId: input.accountId, isTest: false, audience },
     endpointIds,
     now,
   );
 }
 
-async function matchingEndpoints(db: Db, type: EventType, accountId: string): Promise<string[]> {
-  const merchant = isOrderEvent(type)
-    ? sql`(e.scope = 'merchant' and e.account_id = ${accountId})`
-    : sql`false`;
-  const keyCondition = isOrderEvent(type) ? sql`k.revoked_at is null` : sql`true`;
-  const rows = await queryRows<{ id: string }>(
+/**
+ * Who an event is due to (docs/webhooks.md, "Events"), kept on the event row: `GET /v1/events` lists by it, so the
+ * list shows exactly the events delivery sent, or would have sent, to the caller's endpoints.
+ */
+export type EventAudience = {
+  /** The account whose merchant endpoints get it: the storefront's owner, for `order.*`. */
+  merchantAccountId: string | null;
+  /** The developer account whose developer endpoints get it: the owner of the key that bootstrapped the account. */
+  developerAccountId: string | null;
+  /** That bootstrapping key; revoking it stops the account's order events (docs/webhooks.md, "Events"). */
+  developerKeyId: string | null;
+};
+
+const NO_AUDIENCE: EventAudience = {
+  merchantAccountId: null,
+  developerAccountId: null,
+  developerKeyId: null,
+};
+
+/**
+ * THE decision of who receives an event, in one statement: its audience (the rules of `emitEvent`) and the enabled
+ * endpoints of that audience subscribed to `type`. The developer of an `order.*` event is entitled only while the
+ * bootstrapping key is not revoked; of a `user.*` event, revoked or not.
+ */
+async function recipientsOf(
+  db: Db,
+  type: EventType,
+  accountId: string,
+): Promise<{ audience: EventAudience; endpointIds: string[] }> {
+  const isOrder = isOrderEvent(type);
+  const rows = await queryRows<{
+    merchant_account_id: string | null;
+    developer_account_id: string | null;
+    developer_key_id: string | null;
+    endpoint_ids: string[] | null;
+  }>(
     db,
-    sql`select e.id from webhook_endpoints e
-        where e.enabled and ${type} = any(e.subscribed_events)
-          and (${merchant} or (e.scope = 'developer' and e.account_id in (
-            select k.account_id from accounts a join api_keys k on k.id = a.developer_key_id
-            where a.id = ${accountId} and ${keyCondition})))
-        order by e.id`,
+    sql`with audience as (
+          select ${isOrder ? sql`${accountId}::text` : sql`null::text`} as merchant_account_id,
+            k.account_id as developer_account_id, k.id as developer_key_id
+          from (select 1) as one
+          left join accounts a on a.id = ${accountId}
+          left join api_keys k on k.id = a.developer_key_id ${isOrder ? sql`and k.revoked_at is null` : sql``}
+        )
+        select au.merchant_account_id, au.developer_account_id, au.developer_key_id,
+          array(select e.id from webhook_endpoints e
+            where e.enabled and ${type} = any(e.subscribed_events)
+              and ((e.scope = 'merchant' and e.account_id = au.merchant_account_id)
+                or (e.scope = 'developer' and e.account_id = au.developer_account_id))
+            order by e.id) as endpoint_ids
+        from audience au`,
   );
-  return rows.map((r) => r.id);
+  const row = rows[0];
+  if (!row) return { audience: NO_AUDIENCE, endpointIds: [] };
+  return {
+    audience: {
+      merchantAccountId: row.merchant_account_id,
+      developerAccountId: row.developer_account_id,
+      developerKeyId: row.developer_key_id,
+    },
+    endpointIds: row.endpoint_ids ?? [],
+  };
 }
 
 async function writeEvent(
   db: Db,
-  event: { type: EventType; data: Record<string, unknown>; accountId: string | null; isTest: boolean },
+  event: {
+    type: EventType;
+    data: Record<string, unknown>;
+    accountId: string | null;
+    isTest: boolean;
+    audience: EventAudience;
+  },
   endpointIds: string[],
   now: Date,
 ): Promise<EmittedEvent> {
@@ -123,6 +176,7 @@ async function writeEvent(
     envelope: sql`${body}::json`,
     isTest: event.isTest,
     createdAt: now,
+    ...event.audience,
   });
   const deliveryIds = endpointIds.map(() => newId("dlv"));
   if (deliveryIds.length > 0) {
@@ -159,7 +213,13 @@ export async function emitTestEvent(
   // A sample `developerKeyId`: the caller's own key when it has one (a session has none).
   const developerKeyId = actorKey(input.actor)?.keyId ?? newId("key");
   const data = sampleEventData(input.type, { developerKeyId, now });
-  return writeEvent(db, { type: input.type, data, accountId: null, isTest: true }, [input.endpointId], now);
+  // A test fire is due to its one endpoint only, and is nobody's event to list.
+  return writeEvent(
+    db,
+    { type: input.type, data, accountId: null, isTest: true, audience: NO_AUDIENCE },
+    [input.endpointId],
+    now,
+  );
 }
 
 /** The envelope a test fire of `type` sends, for the dashboard to show before sending (a fresh sample each time). */

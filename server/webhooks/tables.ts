@@ -45,8 +45,29 @@ export const webhookEvents = pgTable(
     envelope: json("envelope").notNull(),
     isTest: boolean("is_test").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    /**
+     * Who the event was due to, decided once when it was recorded, by the same statement that picks its
+     * deliveries (events.ts, `emitEvent`): the account whose merchant endpoints get it (the storefront's owner,
+     * `order.*` only) and the developer account whose developer endpoints get it, with the key that bootstrapped
+     * the event's account. Null when nobody of that kind is entitled (and on test fires). `GET /v1/events` lists
+     * by these (docs/webhooks.md, "After an outage").
+     */
+    merchantAccountId: text("merchant_account_id"),
+    developerAccountId: text("developer_account_id"),
+    developerKeyId: text("developer_key_id"),
   },
-  (t) => [index("webhook_events_created_idx").on(t.createdAt)],
+  (t) => [
+    index("webhook_events_created_idx").on(t.createdAt),
+    // The events list of each audience, newest first by id (docs/api.md, "Events").
+    index("webhook_events_merchant_idx")
+      .on(t.merchantAccountId, t.id)
+      .where(sql`merchant_account_id is not null`),
+    index("webhook_events_developer_idx")
+      .on(t.developerAccountId, t.id)
+      .where(sql`developer_account_id is not null`),
+    // `GET /v1/events/{id}` also takes the envelope's eventId.
+    index("webhook_events_event_id_idx").on(t.eventId),
+  ],
 );
 
 /**
@@ -100,5 +121,12 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status in ('pending', 'failed')`),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     index("webhook_deliveries_created_idx").on(t.createdAt),
+    // An event's deliveries: whether one to an endpoint answered 2xx (the events list's `undeliveredTo`), and the
+    // purge's "events left without deliveries".
+    index("webhook_deliveries_event_idx").on(t.eventRowId, t.endpointId),
+    // The events an endpoint was due and has not answered 2xx for, newest first (`undeliveredTo`).
+    index("webhook_deliveries_undelivered_idx")
+      .on(t.endpointId, t.eventRowId)
+      .where(sql`status <> 'delivered'`),
   ],
 );

@@ -45,8 +45,11 @@ export type Receiver = {
   close: () => Promise<void>;
 };
 
-/** A node:http receiver on 127.0.0.1 that records every request with its raw body. */
-export async function startReceiver(path = "/hook"): Promise<Receiver> {
+/**
+ * A node:http receiver on 127.0.0.1 that records every request with its raw body. `port` starts it again where a
+ * closed one listened (a receiver back from an outage at the same URL); default a free port.
+ */
+export async function startReceiver(path = "/hook", options: { port?: number } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let server: Server | null = null;
   const receiver: Receiver = {
@@ -99,7 +102,7 @@ export async function startReceiver(path = "/hook"): Promise<Receiver> {
     });
   });
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server?.listen(options.port ?? 0, "127.0.0.1", resolve));
   receiver.port = (server.address() as AddressInfo).port;
   receiver.url = `http://127.0.0.1:${receiver.port}${path}`;
   return receiver;

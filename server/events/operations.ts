@@ -1,0 +1,14 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/**
+ * The events list (docs/api.md, "Events"): a developer key reads the events of its developer endpoints with
+ * `developer:read` or `developer:webhooks`; a user key (or an OAuth app, or a session) those of the account's
+ * merchant endpoints with `catalog:read`. Which of the two a caller sees is its kind, never its choice.
+ */
+const EVENT_READ_SCOPES = [SCOPES.developerRead, SCOPES.developerWebhooks, SCOPES.catalogRead];
+
+export const EVENT_OPERATIONS = {
+  listEvents: { scopes: EVENT_READ_SCOPES, access: "read" },
+  getEvent: { scopes: EVENT_READ_SCOPES, access: "read" },
+} as const satisfies Record<string, OperationDefinition>;
