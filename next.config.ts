@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { NextConfig } from "next";
 
 // A benchmark build (bench/README.md) also serves the framework's floor, `app/bench/floor/route.bench.ts`, and
@@ -16,9 +17,15 @@ const nextConfig: NextConfig = {
   // invalidations live in memory too, so a page kept on disk could outlive a restart stale, and a disk entry per
   // slug asked for would let anyone fill the disk.
   experimental: { isrFlushToDisk: false },
+  // Next's own page cache, plus the hashes of each cached page's inline scripts for its Content-Security-Policy
+  // (docs/security.md, "Headers"). Plain JavaScript: Next loads it at run time.
+  cacheHandler: fileURLToPath(new URL("./server/http/page-cache-handler.js", import.meta.url)),
   pageExtensions: isBenchBuild ? ["bench.ts", "bench.tsx", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
-  // The OAuth consent page can never be framed by another site (clickjacking; docs/mcp.md, "Consent").
+  // The production start sets every security header (server/http/security-headers.ts). These two stay here so they
+  // hold under `next dev` and `next start` alone too: the OAuth consent page can never be framed by another site
+  // (clickjacking; docs/mcp.md, "Consent"), and the order status page's link (it holds the order's token) is never
+  // sent on as a referrer, as a header and not only its meta tag (docs/security.md, "Headers").
   async headers() {
     return [
       {
@@ -28,6 +35,7 @@ const nextConfig: NextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
         ],
       },
+      { source: "/s/:slug/orders/:orderId", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
     ];
   },
   // /v1 never redirects (docs/api.md, "Hostile and malformed input"): a trailing slash reaches the router, which

@@ -244,13 +244,14 @@ function keptMetadata(metadata: z.infer<typeof RegistrationRequest>): Record<str
  * and refuses past either limit with 429 `temporarily_unavailable` and Retry-After. Counted before the work, in
  * its own statement, so refused attempts count too.
  */
-async function countRegistration(db: Db, ip: string | null, now: Date): Promise<void> {
+async function countRegistration(db: Db, ip: string, now: Date): Promise<void> {
   const window = REGISTRATION_LIMITS.windowSeconds;
   const windowStart = Math.floor(now.getTime() / 1000 / window) * window;
+  // `ip` is always a bucket (`unknown` when the address cannot be told): docs/security.md, "Client addresses".
   const buckets: { key: string; limit: number }[] = [
     { key: "register:all", limit: REGISTRATION_LIMITS.global },
+    { key: `register:ip:${ip}`, limit: REGISTRATION_LIMITS.perIp },
   ];
-  if (ip) buckets.push({ key: `register:ip:${ip}`, limit: REGISTRATION_LIMITS.perIp });
   const hashed = buckets.map((bucket) => ({ ...bucket, key: sha256Hex(bucket.key) }));
   const rows = await db
     .insert(oauthRateLimits)
@@ -273,7 +274,7 @@ async function countRegistration(db: Db, ip: string | null, now: Date): Promise<
  */
 export async function registerClient(
   db: Db,
-  input: { metadata: unknown; ip: string | null },
+  input: { metadata: unknown; ip: string },
   now: Date,
 ): Promise<RegisteredClient> {
   await countRegistration(db, input.ip, now);
