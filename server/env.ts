@@ -49,6 +49,8 @@ const EnvSchema = z.object({
         ctx.addIssue({ code: "custom", message: (error as Error).message });
       }
     }),
+  /** Dashboard session requests (tRPC, GraphQL with the cookie) per account and minute (docs/security.md, "Limits"). */
+  SESSION_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /** Where vulnerability reports go (docs/security.md, "How to report a vulnerability"); default security@ APP_URL's domain. */
   SECURITY_CONTACT: z.string().min(1).max(300).optional(),
   MAIL_FROM: z.string().min(1).default("Marea <no-reply@localhost>"),

@@ -25,10 +25,17 @@ export function errorResponse(
   headers: Record<string, string> = {},
 ): Response {
   return jsonResponse(error.status, errorBody(error, requestId, language, restActionFor), {
+    ...retryAfterOf(error),
     ...headers,
     ...error.options.headers,
     "x-request-id": requestId,
   });
+}
+
+/** A 429 a service threw with `retryAfterMs` (a per-account limit) says when to retry in `Retry-After` too. */
+export function retryAfterOf(error: AppError): Record<string, string> {
+  const ms = error.options.retryAfterMs;
+  return error.status === 429 && ms ? { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))) } : {};
 }
 
 /** Rejected items of a partial result (207) with each error as the envelope's error object. */

@@ -6,6 +6,7 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import { purgeAccountRateLimits } from "@/server/limits/service";
 import { deliverPendingMail } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
 import { purgePublicOrderRateLimits } from "@/server/orders/service";
@@ -21,10 +22,12 @@ type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<str
  */
 export const JOBS: Record<string, Job> = {
   "purge-rate-limits": {
-    description: "Drop rate-limit counter windows older than two days, and past public-order limit windows",
+    description:
+      "Drop rate-limit counter windows older than two days, past public-order limit windows, and account limit windows over two hours old",
     run: async (db, now) => ({
       deleted: await purgeRateLimitCounters(db, now),
       publicOrderWindows: await purgePublicOrderRateLimits(db, now),
+      accountWindows: await purgeAccountRateLimits(db, now),
     }),
   },
   "purge-idempotency-keys": {
