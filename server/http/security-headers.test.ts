@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setCurrentAdminChannel } from "@/server/cli/admin-channel";
 import { runAdminCommand } from "@/server/cli/admin-endpoint";
 import { canReadDevMail, isDevMailEnabled } from "@/server/mail/dev-mail";
+import { readCookie, SESSION_COOKIE, sessionCookie } from "@/server/sessions/cookies";
 import { setTestEnv } from "@/server/webhooks/testing";
 import { isAllowedHost } from "./hosts";
 import { OWN_INLINE_SCRIPT_SOURCES, scriptHashSource, storefrontLangScript } from "./inline-scripts";
@@ -174,5 +175,28 @@ describe("S2: Inngest", () => {
     expect(() => env()).toThrow(/INNGEST_DEV is set under NODE_ENV=production/);
     setTestEnv({ INNGEST_DEV: "0" });
     expect(() => env()).not.toThrow();
+  });
+});
+
+describe("the session cookie", () => {
+  it("is __Host-marea_session on https (Secure, Path=/, no Domain), and marea_session on http (localhost keeps working)", () => {
+    const session = { token: "a".repeat(64), expiresAt: new Date(Date.now() + 60_000) } as Parameters<
+      typeof sessionCookie
+    >[0];
+    setTestEnv({ APP_URL: "https://marea.example" });
+    const secure = sessionCookie(session, new Date());
+    expect(secure).toMatch(/^__Host-marea_session=a{64}; Path=\/; /);
+    expect(secure).toContain("; Secure");
+    expect(secure).not.toMatch(/domain=/i);
+    const request = (cookie: string) => new Request("https://marea.example/", { headers: { cookie } });
+    expect(readCookie(request(`__Host-marea_session=${"b".repeat(64)}`), SESSION_COOKIE)).toBe(
+      "b".repeat(64),
+    );
+    // A cookie without the prefix (which any subdomain could have planted) is not the session.
+    expect(readCookie(request(`marea_session=${"c".repeat(64)}`), SESSION_COOKIE)).toBeNull();
+    setTestEnv({ APP_URL: "http://localhost:3000" });
+    expect(sessionCookie(session, new Date())).toMatch(/^marea_session=a{64}; Path=\/; /);
+    expect(sessionCookie(session, new Date())).not.toContain("Secure");
+    expect(readCookie(request(`marea_session=${"c".repeat(64)}`), SESSION_COOKIE)).toBe("c".repeat(64));
   });
 });
