@@ -11,6 +11,7 @@ import { applyMailDefaults } from "./mail-defaults";
 import { inlineScriptHashes } from "./page-cache-handler";
 import { markPeerHeaderStamped, PEER_HEADER } from "./peer";
 import { baseSecurityHeaders, pagePolicy } from "./security-headers";
+import { securityTxt } from "./security-txt";
 
 // docs/security.md. The production start's own behaviour is tested end to end in server/http/edge.test.ts; these
 // are the rules it applies, one by one.
@@ -198,5 +199,26 @@ describe("the session cookie", () => {
     expect(sessionCookie(session, new Date())).toMatch(/^marea_session=a{64}; Path=\/; /);
     expect(sessionCookie(session, new Date())).not.toContain("Secure");
     expect(readCookie(request(`marea_session=${"c".repeat(64)}`), SESSION_COOKIE)).toBe("c".repeat(64));
+  });
+});
+
+describe("how to report a vulnerability", () => {
+  it("/.well-known/security.txt names SECURITY_CONTACT, or security@ APP_URL's domain, and an expiry", () => {
+    setTestEnv({ APP_URL: "https://shop.marea.example", SECURITY_CONTACT: undefined });
+    const now = new Date("2026-11-28T00:00:00Z");
+    expect(securityTxt(now)).toBe(
+      [
+        "Contact: mailto:security@shop.marea.example",
+        "Expires: 2027-05-27T00:00:00Z",
+        "Preferred-Languages: en, es, pt",
+        "Canonical: https://shop.marea.example/.well-known/security.txt",
+        "",
+      ].join("\n"),
+    );
+    setTestEnv({ SECURITY_CONTACT: "https://marea.example/security" });
+    expect(securityTxt(now)).toContain("Contact: https://marea.example/security\n");
+    setTestEnv({ SECURITY_CONTACT: "psirt@operator.example" });
+    expect(securityTxt(now)).toContain("Contact: mailto:psirt@operator.example\n");
+    setTestEnv({ SECURITY_CONTACT: undefined });
   });
 });

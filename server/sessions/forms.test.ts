@@ -104,7 +104,9 @@ describe("sign-in forms", () => {
       post("/signin/code", { code }, jar, { origin: "https://marea.example" }),
     );
     // On https the session cookie carries the __Host- prefix (docs/security.md, "Sessions").
-    expect(res.headers.getSetCookie().find((c) => c.startsWith("__Host-marea_session="))).toMatch(/; Secure$/);
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("__Host-marea_session="))).toMatch(
+      /; Secure$/,
+    );
   });
 
   it("`next` survives the steps when it is a same-site path, and is dropped when it is not", async () => {

@@ -1,8 +1,8 @@
 import { type Actor, createServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { isAppError, type Language, pickLanguage } from "@/server/errors";
-import { countSessionRequest } from "@/server/limits/service";
 import { newId } from "@/server/lib/ids";
+import { countSessionRequest } from "@/server/limits/service";
 import { actorFromSessionToken } from "@/server/sessions/actor";
 import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/sessions/cookies";
 import { isSameOrigin } from "@/server/sessions/origin";

@@ -23,7 +23,9 @@ export function handleTrpcRequest(request: Request): Promise<Response> {
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     // A 429 says when to come back, as every door's does.
     responseMeta: ({ errors }) => {
-      const limited = errors.map((error) => error.cause).find((cause) => isAppError(cause) && cause.status === 429);
+      const limited = errors
+        .map((error) => error.cause)
+        .find((cause) => isAppError(cause) && cause.status === 429);
       return isAppError(limited) ? { headers: retryAfterOf(limited) } : {};
     },
   });

@@ -109,7 +109,8 @@ const signedIn = t.middleware(({ ctx, type, next }) => {
     const cause = new AppError("missing_authorization");
     throw new TRPCError({ code: "UNAUTHORIZED", message: cause.message, cause });
   }
-  if (ctx.refusal) throw new TRPCError({ code: trpcCodeFor(ctx.refusal), message: ctx.refusal.message, cause: ctx.refusal });
+  if (ctx.refusal)
+    throw new TRPCError({ code: trpcCodeFor(ctx.refusal), message: ctx.refusal.message, cause: ctx.refusal });
   if (type === "mutation" && !ctx.sameOrigin) {
     const cause = new AppError("cross_site_request", {
       detail:
