@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import type { NextConfig } from "next";
 
 // A benchmark build (bench/README.md) also serves the framework's floor, `app/bench/floor/route.bench.ts`, and
@@ -17,9 +16,6 @@ const nextConfig: NextConfig = {
   // invalidations live in memory too, so a page kept on disk could outlive a restart stale, and a disk entry per
   // slug asked for would let anyone fill the disk.
   experimental: { isrFlushToDisk: false },
-  // Next's own page cache, plus the hashes of each cached page's inline scripts for its Content-Security-Policy
-  // (docs/security.md, "Headers"). Plain JavaScript: Next loads it at run time.
-  cacheHandler: fileURLToPath(new URL("./server/http/page-cache-handler.js", import.meta.url)),
   pageExtensions: isBenchBuild ? ["bench.ts", "bench.tsx", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
   // The production start sets every security header (server/http/security-headers.ts). These two stay here so they

@@ -5,7 +5,7 @@ import { env } from "@/server/env";
 import { createMerchant } from "@/server/storefronts/testing";
 import { type ProductionServer, startProductionServer } from "@/server/testing/production-server";
 import { testDatabaseKind } from "@/server/testing/setup-db";
-import { inlineScriptHashes } from "./page-cache-handler";
+import { inlineScriptHashes } from "./page-script-hashes";
 import { PEER_HEADER } from "./peer";
 
 // docs/security.md: what the production start (server/http/main.ts) does on every request before any handler:
@@ -147,7 +147,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the production start's edge 
       ).toBe(404);
     expect(await postOrder(proxied, origin, { via: { client } })).toBe(429);
     // Another client of the same proxy is not affected.
-    expect(await postOrder(proxied, origin, { via: { client: `${client.slice(0, -1)}9` } })).not.toBe(429);
+    expect(await postOrder(proxied, origin, { via: { client: "198.51.100.251" } })).not.toBe(429);
   });
 
   it("M1: with TRUSTED_PROXIES, garbage and empty X-Forwarded-For values count in ONE shared `unknown` bucket, never in none", async () => {
@@ -255,12 +255,15 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the production start's edge 
       })
     ).json()) as { storefront: { slug: string } };
     for (const path of [`/s/${published.storefront.slug}`, `/s/${published.storefront.slug}/checkout`]) {
+      // The view that renders a page may carry a nonce (Next renders with the request's); every later one is served
+      // from the cache with the hashes.
+      await (await fetch(`${plain.baseUrl}${path}`)).arrayBuffer();
       const views = [];
       for (let i = 0; i < 2; i++) {
         const res = await fetch(`${plain.baseUrl}${path}`);
         views.push({ headers: res.headers, html: await res.text() });
       }
-      expect(views[1]?.headers.get("x-nextjs-cache"), path).toBe("HIT");
+      for (const view of views) expect(view.headers.get("x-nextjs-cache"), path).toBe("HIT");
       for (const { headers: answer, html } of views) {
         const policy = answer.get("content-security-policy") ?? "";
         expect(policy, path).not.toContain("nonce-");

@@ -13,6 +13,7 @@ import { directHandlers, directRoute } from "./direct";
 import { isAllowedHost } from "./hosts";
 import { applyMailDefaults, isLoopbackHost } from "./mail-defaults";
 import { serveFetch } from "./node-server";
+import { wrapPageCache } from "./page-script-hashes";
 import { markPeerHeaderStamped, stampPeer } from "./peer";
 import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./security-headers";
 
@@ -102,6 +103,8 @@ async function runServer(): Promise<void> {
       return;
     }
     secureNextAnswer(req, res, baseHeaders, headerConfig);
+    // Each cached page keeps the hashes of its inline scripts, for its CSP (server/http/page-script-hashes.ts).
+    wrapPageCache((globalThis as { __incrementalCache?: unknown }).__incrementalCache);
     if (!isAllowedHost(req.headers.host, hostPolicy, isDevelopment || isLoopbackPeer(req))) {
       misdirected(res, config.APP_URL);
       return;

@@ -8,7 +8,7 @@ import { setTestEnv } from "@/server/webhooks/testing";
 import { isAllowedHost } from "./hosts";
 import { OWN_INLINE_SCRIPT_SOURCES, scriptHashSource, storefrontLangScript } from "./inline-scripts";
 import { applyMailDefaults } from "./mail-defaults";
-import { inlineScriptHashes } from "./page-cache-handler";
+import { inlineScriptHashes } from "./page-script-hashes";
 import { markPeerHeaderStamped, PEER_HEADER } from "./peer";
 import { baseSecurityHeaders, pagePolicy } from "./security-headers";
 import { securityTxt } from "./security-txt";

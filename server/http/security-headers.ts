@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { OWN_INLINE_SCRIPT_SOURCES } from "./inline-scripts";
+import { SCRIPT_HASHES_HEADER } from "./page-script-hashes";
 
 /**
  * The browser security headers of every answer of the production start (docs/security.md, "Headers"). Set here,
@@ -14,12 +15,9 @@ import { OWN_INLINE_SCRIPT_SOURCES } from "./inline-scripts";
  * - HTML pages: a full policy. Dynamic pages get a fresh nonce per request, which Next puts on every script it
  *   writes (it reads the nonce from the request's own `Content-Security-Policy` header, set here) with
  *   `'strict-dynamic'`; pages served from Next's cache cannot carry a per-request nonce, so they get the SHA-256 of
- *   each of their inline scripts, taken once when the page was cached (server/http/page-cache-handler.js). The
+ *   each of their inline scripts, taken once when the page was cached (server/http/page-script-hashes.ts). The
  *   app's own inline scripts are allowed by hash everywhere (server/http/inline-scripts.ts).
  */
-
-/** Must equal SCRIPT_HASHES_HEADER in server/http/page-cache-handler.js. */
-export const SCRIPT_HASHES_HEADER = "x-marea-script-hashes";
 
 export type SecurityHeaderConfig = {
   /** APP_URL is https: HSTS, `upgrade-insecure-requests`, and no plain-http images. */
@@ -77,6 +75,23 @@ export function secureDirectAnswer(res: ServerResponse, base: Map<string, string
   res.setHeader("content-security-policy", NON_PAGE_POLICY);
 }
 
+/**
+ * The policies of cached pages, by their hashes: the same few pages are served over and over, so each policy is
+ * built once. Bounded: past 1,000 distinct pages it starts over.
+ */
+const cachedPagePolicies = new Map<string, string>();
+
+function cachedPagePolicy(config: SecurityHeaderConfig, hashes: string, formAction: boolean): string {
+  const key = `${formAction ? "f" : "-"}${hashes}`;
+  let policy = cachedPagePolicies.get(key);
+  if (policy === undefined) {
+    if (cachedPagePolicies.size >= 1000) cachedPagePolicies.clear();
+    policy = pagePolicy(config, { hashes }, formAction);
+    cachedPagePolicies.set(key, policy);
+  }
+  return policy;
+}
+
 function contentTypeOf(res: ServerResponse, args: unknown[]): string {
   const fromArgs = args.find((a): a is OutgoingHttpHeaders => typeof a === "object" && a !== null);
   const value = fromArgs?.["content-type"] ?? res.getHeader("content-type");
@@ -97,16 +112,23 @@ export function secureNextAnswer(
 ): void {
   res.setHeaders(base);
   const nonce = randomBytes(16).toString("base64");
+  // Next reads the nonce from this header first (a report-only copy only when it is absent).
   req.headers["content-security-policy"] = `script-src 'nonce-${nonce}'`;
-  delete req.headers["content-security-policy-report-only"];
   const formAction = !(req.url ?? "").startsWith("/dashboard/oauth/consent");
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-    const hashes = this.getHeader(SCRIPT_HASHES_HEADER);
-    if (hashes !== undefined) this.removeHeader(SCRIPT_HASHES_HEADER);
-    const policy = contentTypeOf(this, args).startsWith("text/html")
-      ? pagePolicy(config, hashes !== undefined ? { hashes: String(hashes) } : { nonce }, formAction)
-      : NON_PAGE_POLICY;
+    const stored = this.getHeader(SCRIPT_HASHES_HEADER);
+    if (stored !== undefined) this.removeHeader(SCRIPT_HASHES_HEADER);
+    const hashes = Array.isArray(stored)
+      ? stored.join(" ")
+      : stored === undefined
+        ? undefined
+        : String(stored);
+    const policy = !contentTypeOf(this, args).startsWith("text/html")
+      ? NON_PAGE_POLICY
+      : hashes !== undefined
+        ? cachedPagePolicy(config, hashes, formAction)
+        : pagePolicy(config, { nonce }, formAction);
     const existing = this.getHeader("content-security-policy");
     this.setHeader(
       "content-security-policy",
