@@ -105,7 +105,11 @@ async function runServer(): Promise<void> {
     secureNextAnswer(req, res, baseHeaders, headerConfig);
     // Each cached page keeps the hashes of its inline scripts, for its CSP (server/http/page-script-hashes.ts).
     wrapPageCache((globalThis as { __incrementalCache?: unknown }).__incrementalCache);
-    if (!isAllowedHost(req.headers.host, hostPolicy, isDevelopment || isLoopbackPeer(req))) {
+    const host = req.headers.host;
+    if (
+      !isAllowedHost(host, hostPolicy, false) &&
+      !((isDevelopment || isLoopbackPeer(req)) && isAllowedHost(host, hostPolicy, true))
+    ) {
       misdirected(res, config.APP_URL);
       return;
     }

@@ -98,6 +98,22 @@ function contentTypeOf(res: ServerResponse, args: unknown[]): string {
   return String(Array.isArray(value) ? value[0] : (value ?? ""));
 }
 
+// Nonces come from a pool of random bytes refilled 4 KiB at a time: one call into the random source per 256
+// requests instead of one per request (it showed in profiles of the cached public page). Each nonce is 16 bytes
+// no other nonce shares.
+let noncePool = Buffer.alloc(0);
+let noncePoolOffset = 0;
+
+function freshNonce(): string {
+  if (noncePoolOffset + 16 > noncePool.length) {
+    noncePool = randomBytes(4096);
+    noncePoolOffset = 0;
+  }
+  const nonce = noncePool.toString("base64", noncePoolOffset, noncePoolOffset + 16);
+  noncePoolOffset += 16;
+  return nonce;
+}
+
 /**
  * For a request Next answers: the base headers now; a nonce in the request's CSP header for Next to put on its
  * scripts (any copy a client sent is replaced); and, when the answer's head goes out, the page policy (nonce or,
@@ -111,7 +127,7 @@ export function secureNextAnswer(
   config: SecurityHeaderConfig,
 ): void {
   res.setHeaders(base);
-  const nonce = randomBytes(16).toString("base64");
+  const nonce = freshNonce();
   // Next reads the nonce from this header first (a report-only copy only when it is absent).
   req.headers["content-security-policy"] = `script-src 'nonce-${nonce}'`;
   const formAction = !(req.url ?? "").startsWith("/dashboard/oauth/consent");
