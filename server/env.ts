@@ -9,7 +9,10 @@ import { parseAddressRanges } from "@/server/lib/ip";
 const EnvSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().positive().default(3000),
-  /** The interface the production start listens on (server/http/main.ts); unset: every interface. */
+  /**
+   * The interface the production start listens on (server/http/main.ts); unset: every interface, but 127.0.0.1
+   * while SMTP_URL and DEV_MAIL are unset (docs/security.md, "/dev/mail").
+   */
   HOST: z.string().min(1).optional(),
   /**
    * Server processes of the production start, sharing PORT (docs/operations.md, "Several processes"). More than
