@@ -18,7 +18,10 @@ const nextConfig: NextConfig = {
   experimental: { isrFlushToDisk: false },
   pageExtensions: isBenchBuild ? ["bench.ts", "bench.tsx", "tsx", "ts"] : ["tsx", "ts"],
   distDir: isBenchBuild ? ".next-bench" : ".next",
-  // The OAuth consent page can never be framed by another site (clickjacking; docs/mcp.md, "Consent").
+  // The production start sets every security header (server/http/security-headers.ts). These two stay here so they
+  // hold under `next dev` and `next start` alone too: the OAuth consent page can never be framed by another site
+  // (clickjacking; docs/mcp.md, "Consent"), and the order status page's link (it holds the order's token) is never
+  // sent on as a referrer, as a header and not only its meta tag (docs/security.md, "Headers").
   async headers() {
     return [
       {
@@ -28,6 +31,7 @@ const nextConfig: NextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
         ],
       },
+      { source: "/s/:slug/orders/:orderId", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
     ];
   },
   // /v1 never redirects (docs/api.md, "Hostile and malformed input"): a trailing slash reaches the router, which

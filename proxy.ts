@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { SESSION_TTL_MS } from "@/server/sessions/constants";
-import { SESSION_COOKIE, serializeCookie } from "@/server/sessions/cookies";
+import { SESSION_COOKIE, serializeCookie, sessionCookieName } from "@/server/sessions/cookies";
 
 /**
  * Runs for /dashboard pages only, never /v1: a proxy that matches a route costs its throughput (docs/ui.md).
@@ -10,7 +10,7 @@ import { SESSION_COOKIE, serializeCookie } from "@/server/sessions/cookies";
  *   use (server/sessions/service.ts), so the browser's copy must not run out first.
  */
 export function proxy(request: NextRequest) {
-  const token = request.cookies.get(SESSION_COOKIE)?.value;
+  const token = request.cookies.get(sessionCookieName())?.value;
   const here = `${request.nextUrl.pathname}${request.nextUrl.search}`;
   if (!token) {
     const signIn = new URL("/signin", request.url);

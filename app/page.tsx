@@ -1,4 +1,11 @@
-export default function HomePage() {
+import { headers } from "next/headers";
+import { canReadDevMail } from "@/server/mail/dev-mail";
+
+// The development mail link depends on who asks (docs/security.md, "/dev/mail").
+export const dynamic = "force-dynamic";
+
+export default async function HomePage() {
+  const showsDevMail = canReadDevMail(await headers());
   return (
     <main className="mx-auto max-w-3xl space-y-3 px-4 py-8 [&_ul]:list-disc [&_ul]:pl-6">
       <h1 className="text-2xl font-semibold">Marea</h1>
@@ -10,9 +17,11 @@ export default function HomePage() {
         <li>
           <a href="/healthz">Health</a>
         </li>
-        <li>
-          <a href="/dev/mail">Development mail outbox</a>
-        </li>
+        {showsDevMail ? (
+          <li>
+            <a href="/dev/mail">Development mail outbox</a>
+          </li>
+        ) : null}
         <li>
           <a href="/signin">Sign in</a>
         </li>

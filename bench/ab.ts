@@ -17,6 +17,7 @@ import {
   stopProcess,
   waitForHttp,
 } from "./lib";
+import { createBenchStorefront } from "./storefront";
 
 /**
  * A/B: two checkouts of this app (or one, with two sets of node flags) served side by side on one fresh
@@ -33,7 +34,8 @@ import {
  * servers up and is not counted. BENCH_AB_ROUNDS (default 3), BENCH_DURATION_SEC
  * (default 10), BENCH_AB_NODE_OPTIONS_A / _B (extra NODE_OPTIONS for one side's server), BENCH_AB_ENV_A / _B
  * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_AB_LOADS (default `b,d,e`;
- * `d2` adds PATCH with an Idempotency-Key), BENCH_SKIP_BUILD=1 (both already built).
+ * `d2` adds PATCH with an Idempotency-Key; `s` the cached public page of scenario (s)), BENCH_SKIP_BUILD=1 (both
+ * already built).
  */
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 3);
 
@@ -113,6 +115,12 @@ async function main(): Promise<void> {
     const catalog = await prepareCatalogLoads(env);
     // B warms up too (A was warmed by the preparation).
     for (let i = 0; i < 30; i++) await fetch(`${b.baseUrl}/bench/floor`).then((r) => r.arrayBuffer());
+    // (s): the cached public page of scenario (s), rendered and cached on each side before it is measured.
+    const pickedLoads = process.env.BENCH_AB_LOADS ?? "b,d,e";
+    const store = pickedLoads.split(",").includes("s") ? await createBenchStorefront(env) : null;
+    for (const side of store ? sides : [])
+      for (let i = 0; i < 3; i++)
+        await fetch(`${side.baseUrl}/s/${store?.slug}`).then((r) => r.arrayBuffer());
 
     const allLoads: Array<{
       tag: string;
@@ -130,9 +138,10 @@ async function main(): Promise<void> {
         options: (side) => catalog.product(side.baseUrl),
         before: catalog.resetProductCounters,
       },
+      { tag: "(s) store page", options: (side) => ({ url: `${side.baseUrl}/s/${store?.slug}` }) },
     ];
     // BENCH_AB_LOADS=b,d,d2,e picks loads (default b,d,e).
-    const picked = (process.env.BENCH_AB_LOADS ?? "b,d,e").split(",").map((tag) => `(${tag})`);
+    const picked = pickedLoads.split(",").map((tag) => `(${tag})`);
     const loads = allLoads.filter((entry) => picked.includes(entry.tag.split(" ")[0] as string));
     const results = new Map<string, Figures[]>();
     // Round 0 is not counted: a fresh server needs tens of seconds of load before its figures settle (the JIT,

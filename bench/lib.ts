@@ -359,6 +359,8 @@ export function benchServerEnv(databaseUrl: string, dataDir: string): NodeJS.Pro
     LOG_LEVEL: "error",
     UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
     DATA_DIR: dataDir,
+    // The dashboard scenarios load one signed-in session far past any person's pace (docs/security.md, "Limits").
+    SESSION_REQUESTS_PER_MINUTE: "100000000",
   };
 }
 

@@ -121,7 +121,13 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
     expect(consentUrl).toMatch(/\/dashboard\/oauth\/consent\?request=oar_/);
     const page = await fetch(consentUrl, { headers: { cookie: sessionCookie }, redirect: "manual" });
     expect(page.status).toBe(200);
-    expect(page.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    // Two policies, both enforced (a combined header separates them with commas): next.config.ts's framing rule,
+    // and the page policy every page gets (docs/security.md, "Headers"), without form-action here.
+    const policies = (page.headers.get("content-security-policy") ?? "").split(",").map((p) => p.trim());
+    expect(policies).toContain("frame-ancestors 'none'");
+    const pagePolicy = policies.find((policy) => policy.includes("'nonce-"));
+    expect(pagePolicy).toContain("frame-ancestors 'none'");
+    expect(pagePolicy).not.toContain("form-action");
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     const html = await page.text();
     lastConsentHtml = html;

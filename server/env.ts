@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseAddressRanges } from "@/server/lib/ip";
 
 /**
  * Every environment variable the service reads, validated once (README.md, "Configuration"; .env.example lists
@@ -8,7 +9,10 @@ import { z } from "zod";
 const EnvSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().positive().default(3000),
-  /** The interface the production start listens on (server/http/main.ts); unset: every interface. */
+  /**
+   * The interface the production start listens on (server/http/main.ts); unset: every interface, but 127.0.0.1
+   * while SMTP_URL and DEV_MAIL are unset (docs/security.md, "/dev/mail").
+   */
   HOST: z.string().min(1).optional(),
   /**
    * Server processes of the production start, sharing PORT (docs/operations.md, "Several processes"). More than
@@ -35,6 +39,30 @@ const EnvSchema = z.object({
   /** The embedded database's folder (default `<DATA_DIR>/pglite`); `memory://` keeps it in memory (tests). */
   PGLITE_DIR: z.string().min(1).optional(),
   SMTP_URL: z.string().min(1).optional(),
+  /**
+   * `/dev/mail` (docs/security.md, "/dev/mail"): `1` serves it (to this machine only) in production too; `0`
+   * never. Unset: served in development when SMTP_URL is unset, and under the production start when SMTP_URL is
+   * unset and it listens on loopback only (server/http/main.ts sets it then).
+   */
+  DEV_MAIL: z.enum(["0", "1", ""]).optional(),
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (docs/security.md, "Client addresses"): comma-separated
+   * addresses or CIDR ranges, IPv4 and IPv6. Unset: none; the client is the socket's peer.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      try {
+        parseAddressRanges(value ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    }),
+  /** Dashboard session requests (tRPC, GraphQL with the cookie) per account and minute (docs/security.md, "Limits"). */
+  SESSION_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Where vulnerability reports go (docs/security.md, "How to report a vulnerability"); default security@ APP_URL's domain. */
+  SECURITY_CONTACT: z.string().min(1).max(300).optional(),
   MAIL_FROM: z.string().min(1).default("Marea <no-reply@localhost>"),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),
@@ -66,6 +94,12 @@ export function env(): Env {
     const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid environment: ${fields}`);
   }
+  // Inngest's dev mode skips request signatures: anyone could invoke the delivery and job functions.
+  if (parsed.data.NODE_ENV === "production" && isSet(parsed.data.INNGEST_DEV))
+    throw new Error(
+      "Invalid environment: INNGEST_DEV is set under NODE_ENV=production; Inngest's dev mode accepts unsigned calls " +
+        "at /api/inngest. Use INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY in production.",
+    );
   const appUrl = parsed.data.APP_URL.replace(/\/$/, "");
   cached = {
     ...parsed.data,
@@ -75,6 +109,10 @@ export function env(): Env {
     MCP_URL: (parsed.data.MCP_URL ?? `${appUrl}/mcp`).replace(/\/$/, ""),
   };
   return cached;
+}
+
+function isSet(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && value !== "0";
 }
 
 /** Tests that change process.env call this so the next `env()` re-reads it. */

@@ -255,6 +255,17 @@ export const ERROR_CATALOGUE = {
     es: "Demasiados pedidos desde tu conexión en poco tiempo. Espera un minuto e inténtalo de nuevo.",
     pt: "Pedidos demais da sua conexão em pouco tempo. Aguarde um minuto e tente de novo.",
   }),
+  // Per-account limits of the doors without an API key to count (docs/security.md, "Limits").
+  session_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many requests from this account's dashboard in a short time. Please wait a minute and try again.",
+    es: "Demasiadas solicitudes desde el panel de esta cuenta en poco tiempo. Espera un minuto e inténtalo de nuevo.",
+    pt: "Solicitações demais do painel desta conta em pouco tempo. Aguarde um minuto e tente de novo.",
+  }),
+  webhook_action_rate_limited: entry(429, "rate_limited", true, {
+    en: "Too many test events, resends or recoveries for this account in a short time. Please wait and try again.",
+    es: "Demasiados eventos de prueba, reenvíos o recuperaciones para esta cuenta en poco tiempo. Espera e inténtalo de nuevo.",
+    pt: "Eventos de teste, reenvios ou recuperações demais para esta conta em pouco tempo. Aguarde e tente de novo.",
+  }),
   cross_site_request: entry(403, "auth", false, {
     en: "The request came from another site and was refused.",
     es: "La solicitud vino de otro sitio y fue rechazada.",

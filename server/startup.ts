@@ -3,6 +3,7 @@ import { publishAdminChannel, setCurrentAdminChannel } from "@/server/cli/admin-
 import { databaseKind, dbReady } from "@/server/db/client";
 import { env, isInngestConfigured } from "@/server/env";
 import { log } from "@/server/lib/log";
+import { isDevMailEnabled } from "@/server/mail/dev-mail";
 
 /** Runs once per server process from instrumentation.ts. */
 export async function startServer(): Promise<void> {
@@ -14,7 +15,12 @@ export async function startServer(): Promise<void> {
     setCurrentAdminChannel(publishAdminChannel(config.PORT));
   }
   if (!config.SMTP_URL)
-    log("warn", "SMTP_URL is not set: mail is kept in the database and shown at /dev/mail");
+    log(
+      "warn",
+      isDevMailEnabled()
+        ? "SMTP_URL is not set: mail is kept in the database and shown at /dev/mail, to this machine only"
+        : "SMTP_URL is not set and /dev/mail is off: mail is kept in the database and never sent",
+    );
   if (config.UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS === "1") {
     log(
       "warn",

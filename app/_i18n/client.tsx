@@ -1,5 +1,7 @@
 "use client";
 
+// Every page loads this module: it is where the browser-wide settings go.
+import "@/app/_components/zod-jitless";
 import { createContext, type ReactNode, useContext, useMemo } from "react";
 import { CATALOGUES, createTranslator, type Language, type Messages, type Translate } from "./catalogue";
 

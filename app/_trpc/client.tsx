@@ -24,7 +24,8 @@ function makeQueryClient(): QueryClient {
 export function TrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
+    // At most the door's TRPC_MAX_BATCH_SIZE calls per request (server/trpc/http.ts).
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })] }),
   );
   return (
     <QueryClientProvider client={queryClient}>

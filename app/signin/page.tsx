@@ -10,7 +10,7 @@ import { getLanguage, getT } from "@/app/_i18n/server";
 import { currentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
-import { decodePendingSignIn, SESSION_COOKIE, SIGN_IN_COOKIE } from "@/server/sessions/cookies";
+import { decodePendingSignIn, SIGN_IN_COOKIE, sessionCookieName } from "@/server/sessions/cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "@/server/sessions/next-path";
 import { resolveSession } from "@/server/sessions/service";
 
@@ -51,7 +51,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     one(params, "step") === "email" || !pending?.email ? "email" : pending.challenge ? "choose" : "code";
 
   if (step === "email" && !pending && !one(params, "error")) {
-    const session = await resolveSession(await dbReady(), cookieStore.get(SESSION_COOKIE)?.value, new Date());
+    const session = await resolveSession(
+      await dbReady(),
+      cookieStore.get(sessionCookieName())?.value,
+      new Date(),
+    );
     if (session) redirect(next ?? DEFAULT_AFTER_SIGN_IN);
   }
 

@@ -148,7 +148,10 @@ export async function signInThroughMail(
   await page.waitForURL(/\/dashboard$/);
 }
 
-/** An address in 198.18.0.0/15 (benchmarking range) per test, sent as X-Forwarded-For: own per-IP sign-in limits. */
+/**
+ * An address in 198.18.0.0/15 (benchmarking range) per test, sent as X-Forwarded-For: own per-IP sign-in limits.
+ * The suite's server believes it because it trusts loopback as a proxy (TRUSTED_PROXIES, global-setup.ts).
+ */
 function uniqueClientIp(): string {
   return `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 }
@@ -176,6 +179,17 @@ type Fixtures = {
 export type Api = Fixtures["api"];
 
 export const test = base.extend<Fixtures>({
+  // Every page of every test runs under the app's Content-Security-Policy (docs/security.md, "Headers"): a script
+  // the policy blocks is a broken page, so any violation Chromium reports fails the test.
+  page: async ({ page }, use) => {
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text()))
+        violations.push(`${page.url()}: ${message.text()}`);
+    });
+    await use(page);
+    expect(violations, "Content-Security-Policy violations").toEqual([]);
+  },
   // The app the global setup started.
   baseURL: async ({}, use) => {
     await use(process.env.E2E_BASE_URL);

@@ -102,6 +102,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       SMTP_URL: sink.smtpUrl,
       UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
       WEBHOOK_RETRY_SCHEDULE: "0s,2s,4s",
+      // The tests stand in for a proxy on loopback: each sends its own X-Forwarded-For (fixtures.ts, clientIp), so
+      // the per-IP limits of one test never count another's (docs/security.md, "Client addresses").
+      TRUSTED_PROXIES: "127.0.0.1, ::1",
       LOG_LEVEL: "warn",
     };
     delete env.PGLITE_DIR;

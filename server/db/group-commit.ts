@@ -1,4 +1,4 @@
-import type { Db } from "@/server/db/client";
+import { type Db, isDatabaseUnavailable } from "@/server/db/client";
 
 type Pending<Item, Result> = {
   item: Item;
@@ -58,6 +58,9 @@ export class GroupCommit<Item, Result> {
         },
         (error: unknown) => {
           for (const entry of batch) entry.reject(error);
+          // The database is away: those waiting for the next statement would only wait out another bound
+          // (docs/operations.md, "Database outages"), so they fail now too.
+          if (isDatabaseUnavailable(error)) for (const entry of queue.pending.splice(0)) entry.reject(error);
         },
       )
       .finally(() => {

@@ -130,6 +130,25 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the pool when the database g
     }
   });
 
+  it("a statement given up while its connection was opening leaves that connection to the pool", async () => {
+    // The pool's only connection is opened for a statement that the pool-wait bound gives up meanwhile (a
+    // partition: the connection attempt hangs). When the connection opens, it must serve the next statement.
+    const one = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 1 }));
+    const oneDb = drizzle(withFewerRoundTrips(one, { preparedStatements: true, poolWaitMs: 300 }));
+    try {
+      await proxy.cut("blackhole");
+      const given = await settle(() => oneDb.execute(sql`select 1`));
+      expect(isDatabaseUnavailable(given.error)).toBe(true);
+      expect(given.ms).toBeLessThan(2000);
+      await proxy.restore();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const next = await settle(() => oneDb.execute(sql`select 2 as two`));
+      expect(next.error).toBeNull();
+    } finally {
+      await one.end({ timeout: 2 });
+    }
+  });
+
   it("a reservation waiting for the only connection is not stranded when that connection dies (postgres.js #1195)", async () => {
     const one = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 1 }));
     const oneDb = drizzle(withFewerRoundTrips(one, { preparedStatements: true, poolWaitMs: 4000 }));

@@ -10,6 +10,7 @@ import { authenticateAndCount } from "@/server/http/rate-limit";
 import { readBoundedBody } from "@/server/kit/body";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
+import { countSessionRequest } from "@/server/limits/service";
 import { createGraphQLContext, type GraphQLContext } from "./context";
 import { graphQLErrorOf, markLimitRejection, renderErrors } from "./errors";
 import {
@@ -29,8 +30,9 @@ import { actorFromSessionCookie, assertSessionMutationAllowed, type SessionResol
  * `POST /api/graphql` (and `GET` for queries). Around Yoga's own handling, in request order:
  *
  * 1. authentication, as /v1 (`onRequest`): an API key is looked up and counted in its rate-limit bucket
- *    (`authenticateAndCount`), or the dashboard session cookie names the actor; none is a 401 in /v1's envelope,
- *    an invalid key 401, a cancelled account 403, over the limit 429 (all before anything is parsed);
+ *    (`authenticateAndCount`), or the dashboard session cookie names the actor, counted in the account's session
+ *    bucket (docs/security.md, "Limits"); none is a 401 in /v1's envelope, an invalid key 401, a cancelled account
+ *    403, over a limit 429 with Retry-After (all before anything is parsed);
  * 2. the body (1 MiB, as /v1) and the query text (100 KB) are capped; batched requests are refused;
  * 3. graphql-armor's depth, alias, token and directive limits run with validation, the cost in `onExecute`
  *    (limits.ts): all refuse before any resolver runs;
@@ -108,6 +110,8 @@ export function createGraphQLYoga(
         }
         state.actor = await resolveSession(request, db, state.now());
         if (!state.actor) throw new AppError("missing_authorization");
+        // The cookie door has no key to count against: the account's session limit (docs/security.md, "Limits").
+        await countSessionRequest(db, state.actor.accountId, state.now());
       } catch (error) {
         endResponse(renderFailure(error, { ...state, url: new URL(request.url) }));
       }

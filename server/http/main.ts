@@ -2,6 +2,7 @@ import cluster, { type Worker } from "node:cluster";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { env } from "@/server/env";
+import { isLoopbackAddress, parseIpAddress } from "@/server/lib/ip";
 import { log } from "@/server/lib/log";
 import {
   notifyStorefrontChanged,
@@ -9,7 +10,12 @@ import {
   type StorefrontChange,
 } from "@/server/storefronts/changes";
 import { directHandlers, directRoute } from "./direct";
+import { isAllowedHost } from "./hosts";
+import { applyMailDefaults, isLoopbackHost } from "./mail-defaults";
 import { serveFetch } from "./node-server";
+import { wrapPageCache } from "./page-script-hashes";
+import { markPeerHeaderStamped, stampPeer } from "./peer";
+import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./security-headers";
 
 /**
  * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
@@ -20,6 +26,11 @@ import { serveFetch } from "./node-server";
  * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
  *
  * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only).
+ *
+ * On every request, before any handler (docs/security.md): the socket's peer goes into a header of the server's
+ * own (server/http/peer.ts; the client address of every per-IP limit starts there), the security headers are
+ * set (server/http/security-headers.ts), and a page asked for under a Host name that is not this service's is
+ * refused with 421 (server/http/hosts.ts).
  */
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -64,6 +75,11 @@ async function runServer(): Promise<void> {
   if (!handlers)
     throw new Error("instrumentation.ts did not publish the /v1 handlers: is `.next` a build of this app?");
   const handleNext = app.getRequestHandler();
+  markPeerHeaderStamped();
+  const headerConfig = { isHttps: config.APP_URL.startsWith("https:") };
+  const baseHeaders = baseSecurityHeaders(headerConfig);
+  const hostPolicy = { urls: [config.APP_URL, config.MCP_URL] };
+  const isDevelopment = config.NODE_ENV !== "production";
   const direct = {
     v1: serveFetch(handlers.v1),
     health: serveFetch(handlers.health),
@@ -79,14 +95,29 @@ async function runServer(): Promise<void> {
     res.once("close", () => inFlight.delete(res));
     // A request that arrives while the process drains is still answered, and its connection then closed.
     if (stopping) res.setHeader("connection", "close");
+    stampPeer(req);
     const route = directRoute(req.method, req.url ?? "/");
-    if (route) direct[route](req, res);
-    else
-      handleNext(req, res).catch((error: unknown) => {
-        log("error", "Next request handler failed", { error });
-        if (!res.headersSent) res.statusCode = 500;
-        res.end();
-      });
+    if (route) {
+      secureDirectAnswer(res, baseHeaders);
+      direct[route](req, res);
+      return;
+    }
+    secureNextAnswer(req, res, baseHeaders, headerConfig);
+    // Each cached page keeps the hashes of its inline scripts, for its CSP (server/http/page-script-hashes.ts).
+    wrapPageCache((globalThis as { __incrementalCache?: unknown }).__incrementalCache);
+    const host = req.headers.host;
+    if (
+      !isAllowedHost(host, hostPolicy, false) &&
+      !((isDevelopment || isLoopbackPeer(req)) && isAllowedHost(host, hostPolicy, true))
+    ) {
+      misdirected(res, config.APP_URL);
+      return;
+    }
+    handleNext(req, res).catch((error: unknown) => {
+      log("error", "Next request handler failed", { error });
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -127,6 +158,44 @@ async function runServer(): Promise<void> {
       void stop(signal);
     });
   }
+}
+
+function isLoopbackPeer(req: IncomingMessage): boolean {
+  const peer = parseIpAddress(req.socket.remoteAddress ?? "");
+  return peer !== null && isLoopbackAddress(peer);
+}
+
+/** 421: this server does not answer pages for that Host name (docs/security.md, "Host names"). */
+function misdirected(res: ServerResponse, appUrl: string): void {
+  res.statusCode = 421;
+  res.setHeader("content-type", "text/plain; charset=utf-8");
+  res.setHeader("cache-control", "no-store");
+  res.end(`Misdirected request: this server answers pages at ${appUrl}.\n`);
+}
+
+/**
+ * `npm start` without SMTP_URL (README's quick start): mail is kept in the outbox and shown at /dev/mail, to this
+ * machine only. Say so loudly, and say it louder when nobody can read it (docs/security.md, "/dev/mail").
+ */
+function announceMail(config: ReturnType<typeof env>): void {
+  if (config.SMTP_URL) return;
+  if (config.DEV_MAIL === "1") {
+    log(
+      "warn",
+      `SMTP_URL is not set: mail is not sent. Sign-in and verification codes are shown at ` +
+        `${config.APP_URL}/dev/mail, to a browser on this machine only` +
+        `${config.HOST && isLoopbackHost(config.HOST) ? ` (listening on ${config.HOST} only)` : ""}. ` +
+        "Set SMTP_URL (and HOST) before serving anyone else.",
+      { host: config.HOST ?? "*" },
+    );
+    return;
+  }
+  log(
+    "error",
+    "SMTP_URL is not set and /dev/mail is off: mail stays in the outbox and is never sent, so nobody can sign in. " +
+      "Set SMTP_URL (or DEV_MAIL=1 to read mail at /dev/mail from this machine).",
+    { host: config.HOST ?? "*" },
+  );
 }
 
 /**
@@ -202,7 +271,9 @@ function runPrimary(count: number): void {
 
 // Next reads NODE_ENV when it loads: the production start is production unless told otherwise.
 (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
+applyMailDefaults(process.env);
 const concurrency = env().WEB_CONCURRENCY;
+if (cluster.isPrimary) announceMail(env());
 if (cluster.isPrimary && concurrency > 1) runPrimary(concurrency);
 else
   runServer().catch((error: unknown) => {

@@ -76,7 +76,7 @@ describe.skipIf(testDatabaseKind() !== "postgres" || !canCreateScratchCluster())
         afterMs: 1500,
         run: "restart",
       });
-      expect(figures.slowRequests).toBe(0);
+      expect(figures.slowRequests, JSON.stringify(figures.slow)).toBe(0);
       expect(figures.uncaughtExceptions).toBe(0);
       expect(figures.healthBackMs).toBeLessThan(2000);
       expect(figures.meBackMs).toBeLessThan(2000);

@@ -4,7 +4,7 @@ import { dayWindowStart, minuteWindowStart } from "@/server/accounts/rate-limits
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ErrorEnvelope } from "@/server/errors";
-import { call } from "@/server/testing/api";
+import { awayFromMinuteEdge, call } from "@/server/testing/api";
 
 async function counters(keyId: string) {
   const db = await dbReady();
@@ -24,10 +24,6 @@ async function counters(keyId: string) {
 }
 
 /** Starts at the beginning of a minute window so a test's burst cannot straddle two windows. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
-}
 
 // docs/api.md, "Rate limits": per-key buckets, counting, headers, Retry-After, fail open, day lock-out.
 describe("rate limits", () => {

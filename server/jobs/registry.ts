@@ -7,6 +7,7 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import { purgeAccountRateLimits } from "@/server/limits/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
 import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
@@ -28,6 +29,7 @@ export const JOBS: Record<string, Job> = {
       deleted: await purgeRateLimitCounters(db, now),
       publicOrderWindows: await purgePublicOrderRateLimits(db, now),
       accountLimitWindows: await purgeAccountLimitWindows(db, now),
+      accountRateWindows: await purgeAccountRateLimits(db, now),
     }),
   },
   "purge-idempotency-keys": {

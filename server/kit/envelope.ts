@@ -19,10 +19,17 @@ export function envelopeResponse(
       status: error.status,
       headers: {
         "content-type": "application/json; charset=utf-8",
+        ...retryAfterOf(error),
         ...answer.headers,
         ...error.options.headers,
         "x-request-id": answer.requestId,
       },
     },
   );
+}
+
+/** A 429 a service threw with `retryAfterMs` (a per-account limit) says when to retry in `Retry-After` too. */
+export function retryAfterOf(error: AppError): Record<string, string> {
+  const ms = error.options.retryAfterMs;
+  return error.status === 429 && ms ? { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))) } : {};
 }

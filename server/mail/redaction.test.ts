@@ -3,6 +3,7 @@ import { uniqueEmail } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { runJob } from "@/server/jobs/registry";
 import { requestSignInCode } from "@/server/sessions/service";
+import { uniqueIp } from "@/server/sessions/testing";
 import { setTestEnv } from "@/server/webhooks/testing";
 import { deliverPendingMail, listOutbox, queueMail } from "./service";
 import { startSmtp } from "./testing";
@@ -26,7 +27,7 @@ describe("L7: codes are not kept in clear once sent", () => {
     try {
       const db = await dbReady();
       const email = uniqueEmail("sent");
-      await requestSignInCode(db, { email, ip: null, language: "en" }, new Date());
+      await requestSignInCode(db, { email, ip: uniqueIp(), language: "en" }, new Date());
       // Sent right after the commit, off the request path: wait for it to arrive and be marked sent.
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {
@@ -74,7 +75,7 @@ describe("L7: codes are not kept in clear once sent", () => {
     const db = await dbReady();
     const email = uniqueEmail("kept");
     const sentAt = new Date("2031-02-01T10:00:00Z");
-    await requestSignInCode(db, { email, ip: null, language: "es" }, sentAt);
+    await requestSignInCode(db, { email, ip: uniqueIp(), language: "es" }, sentAt);
     const [kept] = await listOutbox(db, { to: email });
     expect(kept?.status).toBe("kept");
     expect(kept?.text).toMatch(/\d{6}/);

@@ -11,7 +11,7 @@ import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
 import { OPERATIONS } from "@/server/operations";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
-import { call } from "@/server/testing/api";
+import { awayFromMinuteEdge, call } from "@/server/testing/api";
 import { createTestEndpoint } from "@/server/webhooks/testing";
 import { handleMcpRequest } from "./http";
 import { TOOLS } from "./registry";
@@ -480,6 +480,7 @@ describe("H2: one message per request (JSON-RPC batches were removed in 2025-06-
 
 describe("rate limits: a static key's calls count in its bucket", () => {
   it("/mcp and /v1 share the key's minute bucket, with X-RateLimit-* on every answer, then 429", async () => {
+    await awayFromMinuteEdge();
     const limited = await createMerchant();
     await (await dbReady()).update(apiKeys).set({ rpm: 4 }).where(eq(apiKeys.accountId, limited.userId));
     const auth = { authorization: `Bearer ${limited.userKey}` };

@@ -265,7 +265,7 @@ function keptMetadata(metadata: z.infer<typeof RegistrationRequest>): Record<str
  */
 export async function registerClient(
   db: Db,
-  input: { metadata: unknown; ip: string | null },
+  input: { metadata: unknown; ip: string },
   now: Date,
 ): Promise<RegisteredClient> {
   await consumeLimit(

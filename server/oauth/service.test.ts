@@ -8,6 +8,7 @@ import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ERROR_CATALOGUE } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
+import { UNKNOWN_CLIENT } from "@/server/sessions/client-ip";
 import { acceptTermsForAccount } from "@/server/sessions/service";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor, sessionContextFor } from "@/server/testing/context";
@@ -798,8 +799,8 @@ describe("L5: registration is shaped per address and per network, not by one cei
     const db = await dbReady();
     const metadata = { client_name: "Nobody", redirect_uris: [TEST_REDIRECT_URI] };
     for (let i = 0; i < REGISTRATION_LIMITS.perIp; i++)
-      await registerClient(db, { metadata, ip: null }, new Date());
-    expect((await oauthFailure(registerClient(db, { metadata, ip: null }, new Date()))).code).toBe(
+      await registerClient(db, { metadata, ip: UNKNOWN_CLIENT }, new Date());
+    expect((await oauthFailure(registerClient(db, { metadata, ip: UNKNOWN_CLIENT }, new Date()))).code).toBe(
       "temporarily_unavailable",
     );
   });

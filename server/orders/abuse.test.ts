@@ -6,6 +6,7 @@ import { runJob } from "@/server/jobs/registry";
 import { sha256Hex } from "@/server/lib/crypto";
 import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
+import { uniqueIp } from "@/server/sessions/testing";
 import { publishStorefront } from "@/server/storefronts/service";
 import { createMerchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
@@ -68,7 +69,7 @@ describe("M7: hidden products", () => {
       placePublicOrder(await contextWith(null), {
         slug,
         order: publicOrder([{ productId, amount: 2 }]),
-        clientIp: null,
+        clientIp: uniqueIp(),
       }),
     );
     expect(error.code).toBe("product_not_found");
@@ -83,7 +84,7 @@ describe("M7: hidden products", () => {
       placePublicOrder(await contextWith(null), {
         slug,
         order: publicOrder([{ productId, amount: 1 }]),
-        clientIp: null,
+        clientIp: uniqueIp(),
       }),
     );
     expect(error.code).toBe("product_not_found");
@@ -119,21 +120,21 @@ describe("M2: anonymous orders cannot hoard stock or spam", () => {
     // The service holds the rule whatever parsed the body (here the /v1 schema, which allows more).
     const visitor = await contextWith(null);
     const tooManyLines = await refusal(
-      placePublicOrder(visitor, { slug, order: apiOrder(lines(21, 1)) as never, clientIp: null }),
+      placePublicOrder(visitor, { slug, order: apiOrder(lines(21, 1)) as never, clientIp: uniqueIp() }),
     );
     expect(tooManyLines).toMatchObject({ code: "invalid_request", options: { param: "items" } });
     const tooManyUnits = await refusal(
       placePublicOrder(visitor, {
         slug,
         order: apiOrder([...lines(1, 1), ...lines(1, 21)]) as never,
-        clientIp: null,
+        clientIp: uniqueIp(),
       }),
     );
     expect(tooManyUnits).toMatchObject({ code: "invalid_request", options: { param: "items[1].amount" } });
     const placed = await placePublicOrder(visitor, {
       slug,
       order: publicOrder(lines(20, 20)),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     expect(placed.order.items).toHaveLength(20);
     // The merchant's own phone and counter orders keep the wider limits.
@@ -235,12 +236,12 @@ describe("M2: anonymous orders cannot hoard stock or spam", () => {
     const stale = await placePublicOrder(visitor, {
       slug,
       order: publicOrder([{ productId, amount: 3 }]),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     const accepted = await placePublicOrder(visitor, {
       slug,
       order: publicOrder([{ productId, amount: 2 }]),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     await updateOrderStatus(ctx, {
       orderId: accepted.order.id,

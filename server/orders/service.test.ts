@@ -4,6 +4,7 @@ import { dbReady } from "@/server/db/client";
 import { type AppError, messageFor } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { getProduct } from "@/server/products/service";
+import { uniqueIp } from "@/server/sessions/testing";
 import { onStorefrontChanged, type StorefrontChange } from "@/server/storefronts/changes";
 import { publishStorefront, updateStorefrontSettings } from "@/server/storefronts/service";
 import { createMerchant } from "@/server/storefronts/testing";
@@ -93,7 +94,7 @@ describe("order services", () => {
     const { order: placed } = await placePublicOrder(visitor, {
       slug,
       order: order(productId, 2, { fulfillment: { type: "delivery", distanceKm: 3 } }),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     expect(placed).toMatchObject({
       storefrontId,
@@ -124,7 +125,11 @@ describe("order services", () => {
     );
     const visitor = await contextWith(null);
     await expect(
-      placePublicOrder(visitor, { slug: `draft-${Date.now()}`, order: order(productId), clientIp: null }),
+      placePublicOrder(visitor, {
+        slug: `draft-${Date.now()}`,
+        order: order(productId),
+        clientIp: uniqueIp(),
+      }),
     ).rejects.toMatchObject({ code: "storefront_not_found" });
     const ctx = await serviceContextFor(merchant.userKey);
     expect((await getProduct(ctx, { storefrontId, productId })).stock).toBe(1);
@@ -133,8 +138,8 @@ describe("order services", () => {
   it("two public orders race for the last unit: one is placed, the other is told there is not enough stock", async () => {
     const { productId, slug } = await publishedStore(1);
     const attempts = await Promise.allSettled([
-      placePublicOrder(await contextWith(null), { slug, order: order(productId), clientIp: null }),
-      placePublicOrder(await contextWith(null), { slug, order: order(productId), clientIp: null }),
+      placePublicOrder(await contextWith(null), { slug, order: order(productId), clientIp: uniqueIp() }),
+      placePublicOrder(await contextWith(null), { slug, order: order(productId), clientIp: uniqueIp() }),
     ]);
     expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(1);
     const refused = attempts.find((a) => a.status === "rejected");
@@ -440,7 +445,7 @@ describe("orders from the public page", () => {
     const closed = await placePublicOrder(await visitorAt("2026-06-06T00:00:00Z"), {
       slug: slug ?? "",
       order: order(productId),
-      clientIp: null,
+      clientIp: uniqueIp(),
     }).then(
       () => null,
       (error: AppError) => error,
@@ -461,7 +466,7 @@ describe("orders from the public page", () => {
     const open = await placePublicOrder(await visitorAt("2026-06-05T16:00:00Z"), {
       slug: slug ?? "",
       order: order(productId),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     expect(open.order.publicOrderId).toBe(2);
   });
@@ -471,7 +476,7 @@ describe("orders from the public page", () => {
     const placed = await placePublicOrder(await contextWith(null), {
       slug,
       order: order(productId),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     expect(placed.statusToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const [row] = await (await dbReady()).select().from(orders).where(eq(orders.id, placed.order.id));
@@ -558,7 +563,7 @@ describe("orders from the public page", () => {
       placePublicOrder(await contextWith(null), {
         slug,
         order: order(productId, 1, { website: "x" }),
-        clientIp: null,
+        clientIp: uniqueIp(),
       }),
     ).rejects.toMatchObject({ code: "invalid_request", options: { param: "website" } });
     expect((await listOrders(ctx, { storefrontId, limit: 20 })).data).toEqual([]);
@@ -571,7 +576,7 @@ describe("orders from the public page", () => {
       placePublicOrder(visitor, {
         slug,
         order: order(productId, 1, { paymentMethod: { name: "Bitcoin" } }),
-        clientIp: null,
+        clientIp: uniqueIp(),
       }),
     ).rejects.toMatchObject({ code: "invalid_request", options: { param: "paymentMethod.name" } });
     await updateStorefrontSettings(await sessionContextFor(merchant.userId), {
@@ -581,14 +586,14 @@ describe("orders from the public page", () => {
     const placed = await placePublicOrder(visitor, {
       slug,
       order: order(productId, 1, { paymentMethod: { name: "tarjeta" } }),
-      clientIp: null,
+      clientIp: uniqueIp(),
     });
     // Kept in the storefront's spelling.
     expect(placed.order.paymentMethod.name).toBe("Tarjeta");
     // dineIn is unset: the /v1 rule allows it, the page does not offer it.
     const dineIn = { paymentMethod: { name: "Tarjeta" }, fulfillment: { type: "dine_in" } };
     await expect(
-      placePublicOrder(visitor, { slug, order: order(productId, 1, dineIn), clientIp: null }),
+      placePublicOrder(visitor, { slug, order: order(productId, 1, dineIn), clientIp: uniqueIp() }),
     ).rejects.toMatchObject({ code: "invalid_request", options: { param: "fulfillment.type" } });
     const ctx = await serviceContextFor(merchant.userKey);
     await expect(
@@ -629,14 +634,18 @@ describe("orders from the public page", () => {
     try {
       const tracked = await publishedStore(5);
       await asAdapter(await contextWith(null), (ctx) =>
-        placePublicOrder(ctx, { slug: tracked.slug, order: order(tracked.productId), clientIp: null }),
+        placePublicOrder(ctx, { slug: tracked.slug, order: order(tracked.productId), clientIp: uniqueIp() }),
       );
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(changes).toContainEqual({ storefrontId: tracked.storefrontId });
       const untracked = await publishedStore(null);
       changes.length = 0;
       await asAdapter(await contextWith(null), (ctx) =>
-        placePublicOrder(ctx, { slug: untracked.slug, order: order(untracked.productId), clientIp: null }),
+        placePublicOrder(ctx, {
+          slug: untracked.slug,
+          order: order(untracked.productId),
+          clientIp: uniqueIp(),
+        }),
       );
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(changes.filter((c) => c.storefrontId === untracked.storefrontId)).toEqual([]);

@@ -249,17 +249,16 @@ export type PlacedPublicOrder = { order: OrderDto; statusToken: string };
  */
 export async function placePublicOrder(
   ctx: ServiceContext,
-  input: { slug: string; order: PublicOrderInput; clientIp: string | null },
+  input: { slug: string; order: PublicOrderInput; clientIp: string },
 ): Promise<PlacedPublicOrder> {
   const limits = PUBLIC_ORDER_LIMITS;
-  if (input.clientIp) {
-    const counted = await countInFixedWindow(ctx.db, publicOrderRateLimits, {
-      buckets: [{ key: `ip:${input.clientIp}`, limit: limits.perIpPerMinute }],
-      windowSeconds: limits.ipWindowSeconds,
-      now: ctx.now(),
-    });
-    if (counted.isOver) throw new AppError("order_rate_limited", { retryAfterMs: counted.retryAfterMs });
-  }
+  // `clientIp` is always a bucket (`unknown` when the address cannot be told): docs/security.md, "Client addresses".
+  const counted = await countInFixedWindow(ctx.db, publicOrderRateLimits, {
+    buckets: [{ key: `ip:${input.clientIp}`, limit: limits.perIpPerMinute }],
+    windowSeconds: limits.ipWindowSeconds,
+    now: ctx.now(),
+  });
+  if (counted.isOver) throw new AppError("order_rate_limited", { retryAfterMs: counted.retryAfterMs });
   const { [HONEYPOT_FIELD]: honeypot, ...order } = input.order;
   if (honeypot && honeypot.trim() !== "") {
     throw new AppError("invalid_request", {

@@ -1,40 +1,113 @@
-import { isIPv6 } from "node:net";
+import { env } from "@/server/env";
+import { isPeerHeaderStamped, PEER_HEADER } from "@/server/http/peer";
+import {
+  type AddressRange,
+  type IpAddress,
+  ipv6Prefix64,
+  isInRanges,
+  isLoopbackAddress,
+  parseAddressRanges,
+  parseIpAddress,
+} from "@/server/lib/ip";
 
 /**
- * The client address the sign-in rate limits count against: the LAST entry of `X-Forwarded-For`.
+ * The client address every per-IP limit counts against (public orders, sign-in code requests and tries, OAuth
+ * dynamic registration): docs/security.md, "Client addresses".
  *
- * Next.js fills `X-Forwarded-For` with the socket's peer only when the request has none, so:
- * - behind one reverse proxy that appends the peer it saw (nginx `$proxy_add_x_forwarded_for`, Caddy, most
- *   platforms), the last entry is the real client and cannot be forged;
- * - exposed directly, a client can send its own header and pick its bucket. The per-address limits hold
- *   either way, so the worst case is the per-IP limit being sidestepped, not the codes being guessable.
+ * 1. The peer is the socket's remote address, which the production start (server/http/main.ts) writes into a
+ *    header of its own on every request (server/http/peer.ts), replacing any copy a client sent. Under `next
+ *    dev` (and in tests that call a handler directly) there is no such server: `npm run dev` listens on
+ *    127.0.0.1 only, so the peer is taken to be 127.0.0.1. Under `next start` alone (NODE_ENV=production
+ *    without the production start) the peer is unknown.
+ * 2. `X-Forwarded-For` is believed only from a peer in TRUSTED_PROXIES: walking it from the right, each entry
+ *    stands for the client of the hop before it, as long as that hop is trusted. The client is the first
+ *    address, from the right, that is not a trusted proxy.
+ * 3. An address that cannot be parsed (a garbage or empty entry, an unknown peer) is `unknown`: ONE shared bucket
+ *    per limit, never a skipped limit.
  *
  * IPv6 addresses count per /64 (one subscriber usually holds a whole /64); IPv4-mapped IPv6 as IPv4.
  */
-export function clientIp(request: Request): string | null {
-  const header = request.headers.get("x-forwarded-for");
-  const last = header?.split(",").at(-1)?.trim() ?? request.headers.get("x-real-ip")?.trim();
-  if (!last) return null;
-  return normalizeIp(last);
+
+/** The bucket of every client whose address cannot be told. */
+export const UNKNOWN_CLIENT = "unknown";
+
+type HeaderSource = { get(name: string): string | null };
+
+let cachedRanges: { source: string; ranges: AddressRange[] } | undefined;
+
+function trustedProxies(): AddressRange[] | null {
+  const source = env().TRUSTED_PROXIES ?? "";
+  if (source.trim() === "") return null;
+  if (cachedRanges?.source !== source) cachedRanges = { source, ranges: parseAddressRanges(source) };
+  return cachedRanges.ranges;
 }
 
+/** The socket's peer (see above), or null when it cannot be known. */
+export function peerAddress(headers: HeaderSource): IpAddress | null {
+  if (isPeerHeaderStamped()) return parseIpAddress(headers.get(PEER_HEADER) ?? "");
+  if (env().NODE_ENV !== "production") return { address: "127.0.0.1", family: "ipv4" };
+  return null;
+}
+
+/** The client's own address after walking trusted proxies (see above), or null when it cannot be told. */
+export function clientAddress(headers: HeaderSource): IpAddress | null {
+  let current = peerAddress(headers);
+  if (!current) return null;
+  const trusted = trustedProxies();
+  const forwarded = headers.get("x-forwarded-for");
+  if (!trusted || forwarded === null) return current;
+  const hops = forwarded.split(",");
+  while (isInRanges(trusted, current)) {
+    const hop = hops.pop();
+    if (hop === undefined) break;
+    current = parseIpAddress(hop);
+    if (!current) return null;
+  }
+  return current;
+}
+
+/** The per-IP bucket of a request: an IPv4 address, an IPv6 /64 (`2001:db8:1:2::/64`), or `unknown`. Never null. */
+export function clientIp(request: Request): string {
+  return clientIpOf(request.headers);
+}
+
+export function clientIpOf(headers: HeaderSource): string {
+  const address = clientAddress(headers);
+  return address ? bucketOf(address) : UNKNOWN_CLIENT;
+}
+
+function bucketOf(ip: IpAddress): string {
+  if (ip.family === "ipv4") return ip.address;
+  return `${ipv6Prefix64(ip)}::/64`;
+}
+
+/** The bucket of one address as written (a socket address or a header entry); null when it is not one. */
 export function normalizeIp(raw: string): string | null {
-  let value = raw.trim().toLowerCase();
-  // "[::1]:1234" or "1.2.3.4:5678"
-  const bracketed = value.match(/^\[([^\]]+)\](?::\d+)?$/);
-  if (bracketed?.[1]) value = bracketed[1];
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(value)) value = value.replace(/:\d+$/, "");
-  if (value.startsWith("::ffff:") && /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(value)) value = value.slice(7);
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(value)) return value;
-  if (!isIPv6(value)) return null;
-  return `${expandIpv6(value).slice(0, 4).join(":")}::/64`;
+  const ip = parseIpAddress(raw);
+  return ip ? bucketOf(ip) : null;
 }
 
-function expandIpv6(value: string): string[] {
-  const [head = "", tail = ""] = value.split("::");
-  const left = head ? head.split(":") : [];
-  const right = value.includes("::") && tail ? tail.split(":") : [];
-  const missing = 8 - left.length - right.length;
-  const groups = value.includes("::") ? [...left, ...Array(missing).fill("0"), ...right] : left;
-  return groups.map((g) => g.replace(/^0+(?=.)/, ""));
+/** The socket's peer is a loopback address (whoever it relays for). */
+export function isLoopbackPeer(headers: HeaderSource): boolean {
+  const peer = peerAddress(headers);
+  return peer !== null && isLoopbackAddress(peer);
+}
+
+/**
+ * True when the request comes from this machine: the peer is a loopback address and the request was not
+ * relayed by a proxy for someone else (every `X-Forwarded-For` and `X-Real-IP` address is loopback too, and
+ * there is no `Forwarded` header). A proxy on the same machine makes every peer loopback; what it adds says
+ * whom it relays. Never read from a header a client controls alone: the peer is the socket's.
+ */
+export function isLocalRequest(headers: HeaderSource): boolean {
+  if (!isLoopbackPeer(headers)) return false;
+  if (headers.get("forwarded") !== null) return false;
+  const relayed = [
+    ...(headers.get("x-forwarded-for")?.split(",") ?? []),
+    ...(headers.get("x-real-ip")?.split(",") ?? []),
+  ];
+  return relayed.every((entry) => {
+    const ip = parseIpAddress(entry);
+    return ip !== null && isLoopbackAddress(ip);
+  });
 }

@@ -103,7 +103,10 @@ describe("sign-in forms", () => {
     const res = await handleCodeStep(
       post("/signin/code", { code }, jar, { origin: "https://marea.example" }),
     );
-    expect(res.headers.getSetCookie().find((c) => c.startsWith("marea_session="))).toMatch(/; Secure$/);
+    // On https the session cookie carries the __Host- prefix (docs/security.md, "Sessions").
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("__Host-marea_session="))).toMatch(
+      /; Secure$/,
+    );
   });
 
   it("`next` survives the steps when it is a same-site path, and is dropped when it is not", async () => {

@@ -100,7 +100,7 @@ async function countSignInAttempt(
   db: Db,
   action: "code" | "verify",
   email: string,
-  ip: string | null,
+  ip: string,
   now: Date,
 ): Promise<void> {
   const hour = await countInFixedWindow(db, signInRateLimits, {
@@ -121,17 +121,15 @@ async function countSignInAttempt(
   if (day.isOver) throw new AppError("sign_in_rate_limited", { retryAfterMs: day.retryAfterMs });
 }
 
-function buckets(
-  action: "code" | "verify",
-  email: string,
-  ip: string | null,
-): { key: string; limit: number }[] {
+function buckets(action: "code" | "verify", email: string, ip: string): { key: string; limit: number }[] {
   const perAddress =
     action === "code" ? SIGN_IN_LIMITS.codeRequestsPerAddress : SIGN_IN_LIMITS.verifyAttemptsPerAddress;
   const perIp = action === "code" ? SIGN_IN_LIMITS.codeRequestsPerIp : SIGN_IN_LIMITS.verifyAttemptsPerIp;
-  const list: { key: string; limit: number }[] = [{ key: `${action}:email:${email}`, limit: perAddress }];
-  if (ip) list.push({ key: `${action}:ip:${ip}`, limit: perIp });
-  return list;
+  // `ip` is always a bucket (`unknown` when the address cannot be told): docs/security.md, "Client addresses".
+  return [
+    { key: `${action}:email:${email}`, limit: perAddress },
+    { key: `${action}:ip:${ip}`, limit: perIp },
+  ];
 }
 
 /**
@@ -213,7 +211,7 @@ function sendMailSoon(db: Db): void {
  */
 export async function requestSignInCode(
   db: Db,
-  input: { email: string; ip: string | null; language: SignInLanguage },
+  input: { email: string; ip: string; language: SignInLanguage },
   now: Date,
 ): Promise<{ email: string }> {
   const email = parseEmail(input.email);
@@ -309,7 +307,7 @@ export async function verifySignInCode(
   input: {
     email: string;
     code: string;
-    ip: string | null;
+    ip: string;
     language: SignInLanguage;
     replacingSessionToken?: string | null;
   },

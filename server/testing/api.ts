@@ -44,3 +44,12 @@ export async function call<T = Record<string, unknown>>(
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
+
+/**
+ * Waits until the current minute has more than 10 s left: the per-key counters are fixed minute windows, so a test
+ * that counts several requests must not straddle a minute's end.
+ */
+export async function awayFromMinuteEdge(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+}

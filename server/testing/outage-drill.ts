@@ -67,6 +67,8 @@ export type DrillFigures = {
   /** From the return until the last order's first delivery (0 when every one arrived before). */
   lastDeliveryMs: number;
   uncaughtExceptions: number;
+  /** The requests over 10 s: when each started and ended (ms from the outage's start), and how it ended. */
+  slow: Array<{ startedMs: number; endedMs: number; status: number; code?: string }>;
   /** For the first few orders whose event was not delivered: where their delivery stands. */
   undelivered: Array<Record<string, unknown>>;
 };
@@ -77,6 +79,8 @@ const CUSTOMER_PHONE = "+5215512345678";
 export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): Promise<DrillFigures> {
   const outputBefore = setup.serverOutput().length;
   const durations: number[] = [];
+  const slow: DrillFigures["slow"] = [];
+  let outageAt = Number.POSITIVE_INFINITY;
   let inProgressAfterReturn = 0;
   let returnedAt = Number.POSITIVE_INFINITY;
   let stopAt = Number.POSITIVE_INFINITY;
@@ -112,6 +116,8 @@ export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): 
       }
       const finished = Date.now();
       durations.push(finished - started);
+      if (finished - started > SLOW_MS && slow.length < 5)
+        slow.push({ startedMs: started - outageAt, endedMs: finished - outageAt, status, code });
       if (status === 201) {
         answeredAt.set(tag, finished);
         return;
@@ -151,6 +157,7 @@ export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): 
   stopAt = started + options.beforeMs + options.cutMs + options.afterMs;
   const load = Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
   await new Promise((resolve) => setTimeout(resolve, options.beforeMs));
+  outageAt = Date.now();
   if (options.outage) await options.outage();
   else if (options.cutMs > 0 && setup.proxy && options.mode !== "restart") {
     // cutMs 0: the same load without a cut (a baseline).
@@ -225,6 +232,7 @@ export async function runOutageDrill(setup: DrillSetup, options: DrillOptions): 
     eventsDelivered: deliveredAt.size,
     eventIdConflicts: [...deliveredAt.values()].filter((d) => d.eventIds.size > 1).length,
     lastDeliveryMs: lastDelivery - returnedAt,
+    slow,
     undelivered,
     uncaughtExceptions: (output.match(/uncaughtException|Uncaught|unhandledRejection/gi) ?? []).length,
   };

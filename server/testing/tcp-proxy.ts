@@ -10,7 +10,9 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from "n
  * - `blackhole`: connections stay open but nothing is forwarded either way, and new ones are accepted and held
  *   silent (a network partition: no error ever reaches the client, only silence).
  *
- * `restore()` forwards again (on the same port).
+ * `restore()` forwards again (on the same port). A connection opened during a blackhole is then connected to the
+ * database with what its client sent meanwhile (a partition that heals before the connection gave up); one that
+ * was open before it lost bytes for good and is closed.
  */
 export type CutMode = "reset" | "refuse" | "blackhole";
 
@@ -27,9 +29,11 @@ export type TcpProxy = {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: CutMode | null = null;
-  const pairs = new Set<{ client: Socket; upstream: Socket | null }>();
   let server: Server = createServer(onConnection);
   let port = 0;
+
+  type Pair = { client: Socket; upstream: Socket | null; held: Buffer[] | null };
+  const pairs = new Set<Pair>();
 
   function onConnection(client: Socket): void {
     client.on("error", () => {});
@@ -37,23 +41,31 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.destroy();
       return;
     }
-    const pair: { client: Socket; upstream: Socket | null } = { client, upstream: null };
+    const pair: Pair = { client, upstream: null, held: null };
     pairs.add(pair);
     client.on("close", () => {
       pairs.delete(pair);
       pair.upstream?.destroy();
     });
-    if (mode === "blackhole") return; // held silent until the proxy is restored or closed
+    client.on("data", (chunk: Buffer) => {
+      if (pair.held) pair.held.push(chunk);
+      else if (mode === null) pair.upstream?.write(chunk);
+    });
+    // Held silent until the proxy is restored (then connected with what was sent) or closed.
+    if (mode === "blackhole") pair.held = [];
+    else connectUpstream(pair);
+  }
+
+  function connectUpstream(pair: Pair): void {
     const upstream = tcpConnect(target.port, target.host);
     pair.upstream = upstream;
-    upstream.on("error", () => client.destroy());
-    upstream.on("close", () => client.destroy());
-    client.on("data", (chunk) => {
-      if (mode === null) upstream.write(chunk);
-    });
+    upstream.on("error", () => pair.client.destroy());
+    upstream.on("close", () => pair.client.destroy());
     upstream.on("data", (chunk) => {
-      if (mode === null) client.write(chunk);
+      if (mode === null) pair.client.write(chunk);
     });
+    for (const chunk of pair.held ?? []) upstream.write(chunk);
+    pair.held = null;
   }
 
   async function listen(): Promise<void> {
@@ -100,9 +112,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async restore() {
       const wasRefusing = mode === "refuse";
-      // A blackholed connection never recovers by itself (its bytes were lost): close it, as a partition that
-      // heals leaves the client to notice its dead sockets.
-      if (mode === "blackhole") destroyAll();
+      if (mode === "blackhole") {
+        mode = null;
+        for (const pair of pairs) {
+          // Opened during the blackhole: connected now, with what its client sent meanwhile.
+          if (pair.held) connectUpstream(pair);
+          // Open before it: its bytes were lost on the way, so it can never be whole again.
+          else {
+            pair.client.destroy();
+            pair.upstream?.destroy();
+            pairs.delete(pair);
+          }
+        }
+      }
       mode = null;
       if (wasRefusing) {
         server = createServer(onConnection);

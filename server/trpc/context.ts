@@ -1,7 +1,9 @@
 import { type Actor, createServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
+import { isAppError } from "@/server/errors";
 import { chosenLanguage } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
+import { countSessionRequest } from "@/server/limits/service";
 import { actorFromSessionToken } from "@/server/sessions/actor";
 import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/sessions/cookies";
 import { isSameOrigin } from "@/server/sessions/origin";
@@ -37,12 +39,25 @@ export function trpcContextFor(input: {
   };
 }
 
-/** The context of a call over HTTP (`/api/trpc`). */
-export function createTrpcContextFromRequest(request: Request): Promise<TrpcContext> {
-  return createTrpcContext({
+/**
+ * The context of a call over HTTP (`/api/trpc`). The request counts once against the account's session limit
+ * (docs/security.md, "Limits"); over it, every call of the request is refused with 429 `session_rate_limited`.
+ * Server components' in-process calls are page renders and do not count.
+ */
+export async function createTrpcContextFromRequest(request: Request): Promise<TrpcContext> {
+  const context = await createTrpcContext({
     sessionToken: readCookie(request, SESSION_COOKIE),
     languageCookie: readCookie(request, LANGUAGE_COOKIE),
     acceptLanguage: request.headers.get("accept-language"),
     sameOrigin: isSameOrigin(request),
   });
+  const { actor, db, now } = context.service;
+  if (!actor) return context;
+  try {
+    await countSessionRequest(db, actor.accountId, now());
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { ...context, refusal: error };
+  }
+  return context;
 }

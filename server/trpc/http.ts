@@ -1,7 +1,12 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { isAppError } from "@/server/errors";
 import { BODY_LIMITS, boundedRequest } from "@/server/kit/body";
+import { retryAfterOf } from "@/server/kit/envelope";
 import { createTrpcContextFromRequest } from "./context";
 import { appRouter } from "./router";
+
+/** The most calls one tRPC request may batch. */
+export const TRPC_MAX_BATCH_SIZE = 10;
 
 /**
  * The dashboard's tRPC door over HTTP (docs/ui.md, "tRPC"): `/api/trpc/<procedure>`. The App Router route
@@ -19,5 +24,15 @@ export function handleTrpcRequest(request: Request): Promise<Response> {
     req: boundedRequest(request, BODY_LIMITS.api),
     router: appRouter,
     createContext: () => createTrpcContextFromRequest(request),
+    // A batch counts as one request against the session limit (docs/security.md, "Limits"): keep it small. The
+    // client's batch link sends at most as many (app/_trpc/client.tsx).
+    maxBatchSize: TRPC_MAX_BATCH_SIZE,
+    // A 429 says when to come back, as every door's does.
+    responseMeta: ({ errors }) => {
+      const limited = errors
+        .map((error) => error.cause)
+        .find((cause) => isAppError(cause) && cause.status === 429);
+      return isAppError(limited) ? { headers: retryAfterOf(limited) } : {};
+    },
   });
 }

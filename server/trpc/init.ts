@@ -16,6 +16,8 @@ export type TrpcContext = {
   service: ServiceContext;
   /** The request passed the Origin check (server/sessions/origin.ts); false refuses every mutation. */
   sameOrigin: boolean;
+  /** Set when the request is over the account's session limit (docs/security.md, "Limits"): every call refused. */
+  refusal?: AppError;
 };
 
 /** What a failed call carries in `error.data.error`: the catalogue error, as `/v1` sends it in its envelope. */
@@ -103,12 +105,17 @@ const serviceCall = t.middleware(async ({ ctx, path, next }) => {
   return result;
 });
 
-/** Refuses a call without a live session (401) and a mutation from another origin (403), before any work. */
+/**
+ * Refuses a call without a live session (401), over the account's session limit (429), and a mutation from another
+ * origin (403), before any work.
+ */
 const signedIn = t.middleware(({ ctx, type, next }) => {
   if (!ctx.service.actor) {
     const cause = new AppError("missing_authorization");
     throw new TRPCError({ code: "UNAUTHORIZED", message: cause.message, cause });
   }
+  if (ctx.refusal)
+    throw new TRPCError({ code: trpcCodeFor(ctx.refusal), message: ctx.refusal.message, cause: ctx.refusal });
   if (type === "mutation" && !ctx.sameOrigin) {
     const cause = new AppError("cross_site_request", {
       detail:

@@ -136,7 +136,7 @@ export const webhookRoutes = [
     params: EndpointIdParams,
     body: TestFireInput,
     responses: { 202: { description: "Queued for delivery", schema: TestFireResponse } },
-    errors: ["webhook_endpoint_paused"],
+    errors: ["webhook_endpoint_paused", "webhook_action_rate_limited"],
     handler: async (ctx, { params, body }) => ({
       status: 202,
       body: await sendTestEvent(ctx, { endpointId: params.id, ...body }),

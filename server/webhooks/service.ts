@@ -10,6 +10,7 @@ import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { newId, newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
+import { countWebhookAction } from "@/server/limits/service";
 import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
 import { headersWithSignature, retrySchedule } from "./delivery";
 import { type DeliveryDtoRow, type EndpointRow, toDeliveryDto, toDeliveryEntry, toEndpointDto } from "./dto";
@@ -328,7 +329,8 @@ export async function listDeliveries(
 /**
  * Sends a sample event of `type` with `__test: true` to this one endpoint, through the same outbox, worker
  * and signature as real events. A paused endpoint receives nothing: 409 `webhook_endpoint_paused`. Answers the
- * envelope's `eventId`.
+ * envelope's `eventId`. Limited per account with resends and recoveries (429 `webhook_action_rate_limited`;
+ * docs/security.md, "Limits").
  */
 export async function sendTestEvent(
   ctx: ServiceContext,
@@ -336,6 +338,7 @@ export async function sendTestEvent(
 ): Promise<{ eventId: string }> {
   const { scope = "developer", endpointId: id, ...input } = args;
   const actor = ownerOf(ctx, scope, "sendTestWebhook");
+  await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
     throw new AppError("invalid_request", {
       param: "type",
@@ -685,10 +688,11 @@ function resendRow(
  * Resend (dashboard only): the same event (same `eventId`, same bytes, so receivers dedupe) to the same endpoint
  * as a new delivery linked to this one (`resendOf`), attempted at once with the whole retry schedule. A paused
  * endpoint is 409 `webhook_endpoint_paused`; a delivery that still has an attempt scheduled is 409
- * `webhook_delivery_in_progress`.
+ * `webhook_delivery_in_progress`. Limited as test fires are (`sendTestEvent`).
  */
 export async function resendDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DashboardDeliveryDto> {
   const actor = ownerOf(ctx, args.scope, "resendWebhookDelivery");
+  await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const created = await inTransaction(ctx.db, async (tx) => {
     const original = await findOwnedDelivery(tx, ctx, actor, args);
@@ -714,13 +718,14 @@ function pickEvent(row: DeliveryLogRow): Pick<DeliveryLogRow, "eventId" | "type"
  * Recover (dashboard only, as Svix's): sends again every delivery of the endpoint created since `since` (at most
  * the 30 days kept) that ended `max_attempts_reached`, or `failed` with nothing scheduled, and was not sent again
  * already (a newer delivery of the same event to this endpoint exists). Each becomes a new delivery as with
- * Resend. Answers how many were queued.
+ * Resend. Answers how many were queued. Limited as test fires are (`sendTestEvent`).
  */
 export async function recoverDeliveries(
   ctx: ServiceContext,
   args: RecoverDeliveriesInput,
 ): Promise<{ recovered: number; since: string }> {
   const actor = ownerOf(ctx, args.scope, "recoverWebhookDeliveries");
+  await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const requested = new Date(args.since);
   const since = new Date(Math.max(requested.getTime(), retentionStart(ctx).getTime()));

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
-import { SESSION_COOKIE } from "@/server/sessions/cookies";
+import { sessionCookieName } from "@/server/sessions/cookies";
 import { safeNextPath } from "@/server/sessions/next-path";
 import type { SignedInAccountDto } from "@/server/sessions/schema";
 import { resolveSignedInSession } from "@/server/sessions/service";
@@ -21,7 +21,7 @@ export const requireSignedInAccount = cache(
     const [cookieStore, headerList] = await Promise.all([cookies(), headers()]);
     const here = safeNextPath(headerList.get(PATHNAME_HEADER)) ?? "/dashboard";
     const db = await dbReady();
-    const session = await resolveSignedInSession(db, cookieStore.get(SESSION_COOKIE)?.value, new Date());
+    const session = await resolveSignedInSession(db, cookieStore.get(sessionCookieName())?.value, new Date());
     if (!session) redirect(`/signin?${new URLSearchParams({ next: here })}`);
     const { account } = session;
     if (!hasAcceptedCurrentTerms(account.tosAcceptedVersion))

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
+import { notFound } from "next/navigation";
 import { Badge, statusTone } from "@/app/_components/ui/badge";
 import { Button } from "@/app/_components/ui/button";
 import {
@@ -16,7 +18,9 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Skeleton } from "@/app/_components/ui/skeleton";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
 import { getLanguage, getT } from "@/app/_i18n/server";
+import { env } from "@/server/env";
 import { ERROR_CATALOGUE } from "@/server/errors";
+import { isLoopbackPeer } from "@/server/sessions/client-ip";
 import { InteractiveGallery } from "./gallery";
 
 export const dynamic = "force-dynamic";
@@ -29,9 +33,12 @@ const STATUSES = ["verified", "unverified", "cancelled", "delivered", "pending",
 
 /**
  * /dev/ui: every primitive of app/_components/ui on one page, in the current language and theme, so the browser
- * tests can run axe over all of them and take screenshots in light and dark. No data, nothing to protect.
+ * tests can run axe over all of them and take screenshots in light and dark. No data, nothing to protect; still, in
+ * production it answers only a browser on the server's own machine (the socket's peer is loopback), so it is no
+ * part of a deployment's public face (docs/security.md, "Development pages").
  */
 export default async function UiGalleryPage() {
+  if (env().NODE_ENV === "production" && !isLoopbackPeer(await headers())) notFound();
   const [t, language] = await Promise.all([getT(), getLanguage()]);
   return (
     <main className="mx-auto max-w-5xl space-y-10 px-4 py-8 sm:px-6">

@@ -1,6 +1,7 @@
 import type { CSSProperties, ReactNode } from "react";
 import type { Language } from "@/app/_i18n/catalogue";
 import { I18nProvider } from "@/app/_i18n/client";
+import { storefrontLangScript } from "@/server/http/inline-scripts";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { type PageMessages, storefrontMessages } from "../_lib/messages";
 import { fontStack, storefrontPalette } from "../_lib/palette";
@@ -33,8 +34,8 @@ export function StorefrontFrame({
   return (
     <div lang={language} style={style} className="min-h-dvh bg-bg text-fg">
       <script
-        // biome-ignore lint/security/noDangerouslySetInnerHtml: a constant statement; the language is one of es/en/pt.
-        dangerouslySetInnerHTML={{ __html: `document.documentElement.lang=${JSON.stringify(language)}` }}
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: a constant statement; the language is one of es/en/pt. The CSP allows it by hash (server/http/inline-scripts.ts).
+        dangerouslySetInnerHTML={{ __html: storefrontLangScript(language) }}
       />
       <I18nProvider language={language} messages={storefrontMessages(language, page)}>
         {children}

@@ -9,7 +9,7 @@ import { getLanguage, getT } from "@/app/_i18n/server";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
-import { SESSION_COOKIE } from "@/server/sessions/cookies";
+import { sessionCookieName } from "@/server/sessions/cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "@/server/sessions/next-path";
 import { resolveSignedInSession } from "@/server/sessions/service";
 
@@ -28,7 +28,11 @@ export default async function TermsPage({
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === "string" ? params.next : null) ?? DEFAULT_AFTER_SIGN_IN;
   const db = await dbReady();
-  const session = await resolveSignedInSession(db, (await cookies()).get(SESSION_COOKIE)?.value, new Date());
+  const session = await resolveSignedInSession(
+    db,
+    (await cookies()).get(sessionCookieName())?.value,
+    new Date(),
+  );
   const account = session?.account;
   if (!account) redirect(`/signin?${new URLSearchParams({ next })}`);
   if (hasAcceptedCurrentTerms(account.tosAcceptedVersion)) redirect(next);
