@@ -94,53 +94,39 @@ export function SchemaView({ schema, t, depth = 0 }: Props) {
   }
   const required = new Set(object.required ?? []);
   return (
-    <ul
-      className="divide-y divide-border rounded-md border border-border bg-surface text-sm"
-      data-depth={depth}
-    >
+    <ul className="fields">
       {Object.entries(object.properties).map(([name, property]) => {
         const nested = depth < 4 ? inlineObject(property) : null;
         const limits = constraintsOf(property);
         const values = enumOf(property);
+        const notes = [
+          ...limits,
+          ...(property.default !== undefined
+            ? [t("docs.api.default", { value: JSON.stringify(property.default) })]
+            : []),
+        ];
         return (
-          <li key={name} className="px-3 py-2">
-            <div className="flex flex-wrap items-baseline gap-x-2 gap-y-0.5">
-              <code className="font-semibold">{name}</code>
-              <span className="text-xs text-muted">
+          <li key={name}>
+            <div className="fh">
+              <code className="fn">{name}</code>
+              <span className="ft">
                 <TypeLabel schema={property} t={t} />
               </span>
-              {required.has(name) ? (
-                <span className="text-xs font-medium text-fg">{t("docs.api.required")}</span>
-              ) : null}
+              {required.has(name) ? <span className="fr">{t("docs.api.required")}</span> : null}
             </div>
             {property.description ? (
-              <p className="mt-1 text-muted">
+              <p className="fd">
                 <InlineText text={property.description} />
               </p>
             ) : null}
             {values && values.length > 0 ? (
-              <p className="mt-1 text-xs text-muted">
-                {t("docs.api.oneOf")}{" "}
-                {values.map((value, i) => (
-                  <span key={String(value)}>
-                    {i > 0 ? ", " : null}
-                    <code>{JSON.stringify(value)}</code>
-                  </span>
-                ))}
+              <p className="fx">
+                {t("docs.api.oneOf")} <code>{values.map((value) => JSON.stringify(value)).join(", ")}</code>
               </p>
             ) : null}
-            {limits.length > 0 || property.default !== undefined ? (
-              <p className="mt-1 text-xs text-muted">
-                {[
-                  ...limits,
-                  ...(property.default !== undefined
-                    ? [t("docs.api.default", { value: JSON.stringify(property.default) })]
-                    : []),
-                ].join(" · ")}
-              </p>
-            ) : null}
+            {notes.length > 0 ? <p className="fx">{notes.join(" · ")}</p> : null}
             {nested ? (
-              <div className="mt-2 border-l-2 border-border pl-3">
+              <div className="fnest">
                 <SchemaView schema={nested} t={t} depth={depth + 1} />
               </div>
             ) : null}

@@ -15,8 +15,6 @@ import {
   type Operation,
   operationAnchor,
   operationsByTag,
-  refName,
-  resolve,
   schemaAnchor,
 } from "../_lib/openapi";
 import { ApiKeyField, TryIt, type TryItParameter } from "./try-it";
@@ -66,25 +64,23 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
     .filter((p): p is typeof p & { in: "path" | "query" } => p.in === "path" || p.in === "query")
     .map((p) => ({ name: p.name, in: p.in, required: p.required === true }));
   const example = bodySchema ? JSON.stringify(exampleFor(bodySchema, doc), null, 2) : null;
+  const anchor = operationAnchor(operation.operationId);
   return (
     <section
-      aria-labelledby={operationAnchor(operation.operationId)}
-      className="doc-target rounded-lg border border-border bg-surface p-4 sm:p-5"
+      aria-labelledby={anchor}
+      className="ref-card doc-target"
       data-testid={`operation-${operation.operationId}`}
     >
-      <h3
-        id={operationAnchor(operation.operationId)}
-        className="mt-0 flex flex-wrap items-center gap-2 text-base"
-      >
+      <h3 id={anchor} className="op-h">
         <MethodBadge method={operation.method} />
-        <code className="break-all">{operation.path}</code>
+        <code>{operation.path}</code>
       </h3>
       {operation.summary ? (
-        <p className="mt-2">
+        <p className="ref-small">
           <InlineText text={operation.summary} />
         </p>
       ) : null}
-      <p className="mt-1 text-sm text-muted">
+      <p className="ref-small muted">
         <code>{operation.operationId}</code> ·{" "}
         {!needsKey ? (
           t("docs.api.noKey")
@@ -92,32 +88,26 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
           t("docs.api.anyKey")
         ) : (
           <>
-            {t("docs.api.scopes")}{" "}
-            {scopes.map((scope, i) => (
-              <span key={scope}>
-                {i > 0 ? ", " : null}
-                <code>{scope}</code>
-              </span>
-            ))}
+            {t("docs.api.scopes")} <code>{scopes.join(", ")}</code>
           </>
         )}
       </p>
 
       {parameters.length > 0 ? (
         <>
-          <h4 className="mt-4 text-sm">{t("docs.api.parameters")}</h4>
-          <ul className="mt-2 divide-y divide-border rounded-md border border-border text-sm">
+          <h4 className="ref-sub">{t("docs.api.parameters")}</h4>
+          <ul className="fields">
             {parameters.map((p) => (
-              <li key={`${p.in}-${p.name}`} className="px-3 py-2">
-                <div className="flex flex-wrap items-baseline gap-x-2">
-                  <code className="font-semibold">{p.name}</code>
-                  <span className="text-xs text-muted">
+              <li key={`${p.in}-${p.name}`}>
+                <div className="fh">
+                  <code className="fn">{p.name}</code>
+                  <span className="ft">
                     {t("docs.api.in", { location: p.in })} · <TypeLabel schema={p.schema} t={t} />
                   </span>
-                  {p.required ? <span className="text-xs font-medium">{t("docs.api.required")}</span> : null}
+                  {p.required ? <span className="fr">{t("docs.api.required")}</span> : null}
                 </div>
                 {p.description ? (
-                  <p className="mt-1 text-muted">
+                  <p className="fd">
                     <InlineText text={p.description} />
                   </p>
                 ) : null}
@@ -129,27 +119,24 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
 
       {bodySchema ? (
         <>
-          <h4 className="mt-4 text-sm">
-            {t("docs.api.requestBody")}: <TypeLabel schema={bodySchema} t={t} />
-          </h4>
-          <details className="mt-2">
-            <summary className="cursor-pointer text-sm text-muted">
-              {bodySchema.$ref ? refName(bodySchema.$ref) : t("docs.api.requestBody")}
-            </summary>
-            <div className="mt-2">
-              <SchemaView schema={resolve(bodySchema, doc)} t={t} />
-            </div>
-          </details>
+          <h4 className="ref-sub">{t("docs.api.requestBody")}</h4>
+          {bodySchema.$ref ? (
+            <p className="ref-small">
+              <TypeLabel schema={bodySchema} t={t} />
+            </p>
+          ) : (
+            <SchemaView schema={bodySchema} t={t} />
+          )}
         </>
       ) : null}
 
-      <h4 className="mt-4 text-sm">{t("docs.api.responses")}</h4>
-      <ul className="mt-1 space-y-1 text-sm">
+      <h4 className="ref-sub">{t("docs.api.responses")}</h4>
+      <ul className="ref-list">
         {success.map(([status, response]) => {
           const schema = response.content?.["application/json"]?.schema;
           return (
             <li key={status}>
-              <span className="font-medium">{status}</span> {response.description}
+              <b>{status}</b> {response.description}
               {schema ? (
                 <>
                   {" · "}
@@ -162,17 +149,15 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
       </ul>
       {errors.length > 0 ? (
         <>
-          <h4 className="mt-3 text-sm">{t("docs.api.errorCodes")}</h4>
-          <ul className="mt-1 space-y-1 text-sm">
+          <h4 className="ref-sub">{t("docs.api.errorCodes")}</h4>
+          <ul className="ref-list">
             {errors.map(([status, response]) => (
               <li key={status}>
-                <span className="font-medium">{status}</span>{" "}
+                <b>{status}</b>{" "}
                 {(response["x-error-codes"] ?? []).map((code, i) => (
                   <span key={code}>
                     {i > 0 ? ", " : null}
-                    <a href={`/docs/errors#${code}`} className="font-mono">
-                      {code}
-                    </a>
+                    <a href={`/docs/errors#${code}`}>{code}</a>
                   </span>
                 ))}
               </li>
@@ -181,17 +166,15 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
         </>
       ) : null}
 
-      <details className="mt-4 rounded-md border border-border px-3">
-        <summary className="cursor-pointer py-2 text-sm font-medium">{t("docs.api.tryIt")}</summary>
-        <div className="pb-3">
-          <TryIt
-            method={operation.method}
-            path={operation.path}
-            parameters={tryParameters}
-            body={example}
-            needsKey={needsKey}
-          />
-        </div>
+      <details className="try">
+        <summary>{t("docs.api.tryIt")}</summary>
+        <TryIt
+          method={operation.method}
+          path={operation.path}
+          parameters={tryParameters}
+          body={example}
+          needsKey={needsKey}
+        />
       </details>
     </section>
   );
@@ -276,22 +259,16 @@ export default async function ApiReferencePage() {
           {schemaNames.map((name) => {
             const schema = doc.components.schemas[name] ?? {};
             return (
-              <section
-                key={name}
-                aria-labelledby={schemaAnchor(name)}
-                className="doc-target rounded-lg border border-border p-4"
-              >
-                <h3 id={schemaAnchor(name)} className="mt-0 font-mono text-base">
+              <section key={name} aria-labelledby={schemaAnchor(name)} className="ref-card doc-target">
+                <h3 id={schemaAnchor(name)} className="ref-h">
                   {name}
                 </h3>
                 {schema.description ? (
-                  <p className="mt-1 text-sm text-muted">
+                  <p className="ref-small muted">
                     <InlineText text={schema.description} />
                   </p>
                 ) : null}
-                <div className="mt-2">
-                  <SchemaView schema={schema} t={t} />
-                </div>
+                <SchemaView schema={schema} t={t} />
               </section>
             );
           })}

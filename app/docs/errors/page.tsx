@@ -89,27 +89,23 @@ export default async function ErrorReferencePage() {
                 const entry = ERROR_CATALOGUE[code];
                 const reference = ERROR_REFERENCE[code];
                 return (
-                  <article
-                    key={code}
-                    className="doc-target rounded-lg border border-border bg-surface p-4 sm:p-5"
-                    data-testid={`error-${code}`}
-                  >
-                    <h3 id={code} className="mt-0 font-mono text-base break-all">
+                  <article key={code} className="ref-card doc-target" data-testid={`error-${code}`}>
+                    <h3 id={code} className="ref-h">
                       {code}
                     </h3>
-                    <dl className="mt-2 flex flex-wrap gap-x-5 gap-y-1 text-sm">
-                      <div className="flex gap-1.5">
-                        <dt className="text-muted">{t("docs.errors.status")}</dt>
+                    <dl className="err-meta">
+                      <div>
+                        <dt>{t("docs.errors.status")}</dt>
                         <dd>{entry.status}</dd>
                       </div>
-                      <div className="flex gap-1.5">
-                        <dt className="text-muted">{t("docs.errors.type")}</dt>
+                      <div>
+                        <dt>{t("docs.errors.type")}</dt>
                         <dd>
                           <code>{entry.type}</code>
                         </dd>
                       </div>
-                      <div className="flex items-center gap-1.5">
-                        <dt className="text-muted">{t("docs.errors.recoverable")}</dt>
+                      <div>
+                        <dt>{t("docs.errors.recoverable")}</dt>
                         <dd>
                           <Badge tone={entry.recoverable ? "success" : "neutral"}>
                             {entry.recoverable ? t("docs.errors.yes") : t("docs.errors.no")}
@@ -117,16 +113,16 @@ export default async function ErrorReferencePage() {
                         </dd>
                       </div>
                     </dl>
-                    <p className="mt-3 border-l-2 border-border-strong pl-3 text-sm">
+                    <p className="err-message">
                       <span className="sr-only">{t("docs.errors.message")}: </span>
                       {entry.messages[language]}
                     </p>
-                    <h4 className="mt-3 text-sm">{t("docs.errors.when")}</h4>
-                    <p className="mt-1 text-sm">
+                    <h4 className="ref-sub">{t("docs.errors.when")}</h4>
+                    <p className="ref-small">
                       <InlineText text={reference.when[language]} />
                     </p>
-                    <h4 className="mt-3 text-sm">{t("docs.errors.fix")}</h4>
-                    <p className="mt-1 text-sm">
+                    <h4 className="ref-sub">{t("docs.errors.fix")}</h4>
+                    <p className="ref-small">
                       <InlineText text={reference.fix[language]} />
                     </p>
                   </article>

@@ -86,11 +86,8 @@ function EventSection({
   const example = exampleOf(type);
   const schema = JSON.stringify(envelope, null, 2);
   return (
-    <section
-      aria-labelledby={type}
-      className="doc-target rounded-lg border border-border bg-surface p-4 sm:p-5"
-    >
-      <h3 id={type} className="mt-0 font-mono text-base">
+    <section aria-labelledby={type} className="ref-card doc-target">
+      <h3 id={type} className="ref-h">
         {type}
       </h3>
       <p className="mt-2">
@@ -99,11 +96,9 @@ function EventSection({
       <p className="mt-2 flex items-center gap-2 text-sm">
         <span className="text-muted">{t("docs.events.source")}</span> <SourceBadge type={type} />
       </p>
-      <h4 className="mt-4 text-sm">{t("docs.events.data")}</h4>
-      <div className="mt-2">
-        <SchemaView schema={data} t={t} />
-      </div>
-      <h4 className="mt-4 text-sm">{t("docs.events.example")}</h4>
+      <h4 className="ref-sub">{t("docs.events.data")}</h4>
+      <SchemaView schema={data} t={t} />
+      <h4 className="ref-sub">{t("docs.events.example")}</h4>
       <div className="mt-2">
         <Code
           value={example}
