@@ -126,7 +126,7 @@ export type EventData<T extends EventType> = z.input<(typeof EVENT_DATA_SCHEMAS)
 function envelopeOf<T extends EventType, D extends z.ZodObject>(type: T, data: D, schemaId: string) {
   return z
     .object({
-      type: z.literal(type),
+      type: z.literal(type).meta({ description: "The event type, as in `X-Service-Event-Type`." }),
       eventId: z.uuid({ version: "v4" }).meta({
         description:
           "Unique per event and the same on every retry: your dedupe key (processing a repeat must be a no-op).",

@@ -96,10 +96,13 @@ export async function DocsShell({
           <Link href="/" className="text-lg font-semibold tracking-tight text-fg no-underline hover:text-fg">
             {t("app.name")}
           </Link>
-          <span aria-hidden="true" className="text-muted">
+          <span aria-hidden="true" className="hidden text-muted sm:inline">
             /
           </span>
-          <Link href="/docs" className="truncate text-sm font-medium text-fg no-underline hover:text-fg">
+          <Link
+            href="/docs"
+            className="hidden truncate text-sm font-medium text-fg no-underline hover:text-fg sm:inline"
+          >
             {t("docs.nav.label")}
           </Link>
           <div className="ml-auto flex items-center gap-1">
