@@ -312,7 +312,7 @@ export const EventTypeInfo = z
         "in the `webhooks` section of /v1/openapi.json.",
     }),
   })
-  .meta({ id: "EventType" });
+  .meta({ id: "EventTypeInfo" });
 
 export const EventTypeList = z.object({ data: z.array(EventTypeInfo) }).meta({ id: "EventTypeList" });
 export type EventTypeList = z.infer<typeof EventTypeList>;

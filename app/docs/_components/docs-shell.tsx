@@ -114,7 +114,7 @@ export async function DocsShell({
       <div className="mx-auto max-w-7xl lg:flex">
         <nav
           aria-label={t("docs.nav.label")}
-          className="hidden w-60 shrink-0 border-r border-border px-2 py-6 lg:block"
+          className="hidden min-h-[calc(100dvh-3.5rem)] w-60 shrink-0 border-r border-border px-2 py-6 lg:block"
         >
           <div className="sticky top-20">
             <NavList t={t} current={current} />
