@@ -1,29 +1,35 @@
 import { headers } from "next/headers";
+import { getT } from "@/app/_i18n/server";
 import { canReadDevMail } from "@/server/mail/dev-mail";
+import { docsHref } from "./docs/_lib/links";
 
 // The development mail link depends on who asks (docs/security.md, "/dev/mail").
 export const dynamic = "force-dynamic";
 
 export default async function HomePage() {
+  const t = await getT();
   const showsDevMail = canReadDevMail(await headers());
   return (
     <main className="mx-auto max-w-3xl space-y-3 px-4 py-8 [&_ul]:list-disc [&_ul]:pl-6">
-      <h1 className="text-2xl font-semibold">Marea</h1>
-      <p>Storefront catalog and webhook service.</p>
+      <h1 className="text-2xl font-semibold">{t("app.name")}</h1>
+      <p>{t("home.description")}</p>
       <ul>
         <li>
-          <a href="/v1/openapi.json">API description (OpenAPI 3.1)</a>
+          <a href={docsHref()}>{t("home.docs")}</a>
         </li>
         <li>
-          <a href="/healthz">Health</a>
+          <a href="/v1/openapi.json">{t("home.openapi")}</a>
+        </li>
+        <li>
+          <a href="/healthz">{t("home.health")}</a>
         </li>
         {showsDevMail ? (
           <li>
-            <a href="/dev/mail">Development mail outbox</a>
+            <a href="/dev/mail">{t("home.devMail")}</a>
           </li>
         ) : null}
         <li>
-          <a href="/signin">Sign in</a>
+          <a href="/signin">{t("home.signIn")}</a>
         </li>
       </ul>
     </main>

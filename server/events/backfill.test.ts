@@ -5,6 +5,7 @@ import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
+import { newId } from "@/server/lib/ids";
 import { operatorContext, serviceContextFor } from "@/server/testing/context";
 import { emitEvent, sampleEventData } from "@/server/webhooks/events";
 import type { EventType } from "@/server/webhooks/schema";
@@ -18,7 +19,7 @@ setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
 it("the backfill migration gives existing events exactly the audience emitEvent records", async () => {
   const db = await dbReady();
   const emit = async (type: EventType, accountId: string) => {
-    const data = sampleEventData(type, { developerKeyId: "key_sample", now: new Date() });
+    const data = sampleEventData(type, { developerKeyId: newId("key"), now: new Date() });
     await inTransaction(db, (tx) => emitEvent(tx, { type, data: data as never, accountId }, new Date()));
   };
   const developer = await createDeveloper();

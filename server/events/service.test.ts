@@ -6,6 +6,7 @@ import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import type { ServiceContext } from "@/server/context";
 import { type Db, dbReady, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
+import { newId } from "@/server/lib/ids";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";
 import { operatorContext, serviceContextFor } from "@/server/testing/context";
@@ -28,7 +29,7 @@ beforeAll(async () => {
 
 /** An event as a domain change emits it (in a transaction), about `accountId`, at `now`. */
 async function emit(type: EventType, accountId: string, now = new Date()) {
-  const data = sampleEventData(type, { developerKeyId: "key_sample", now });
+  const data = sampleEventData(type, { developerKeyId: newId("key"), now });
   // sampleEventData answers the shape of `type`; emitEvent checks it again.
   return inTransaction(db, (tx) => emitEvent(tx, { type, data: data as never, accountId }, now));
 }

@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import { ERROR_CATALOGUE, type ErrorCode, ErrorEnvelope } from "@/server/errors";
 import { isOperationName, OPERATIONS, type OperationDefinition } from "@/server/operations";
 import { notFoundCodeOf } from "@/server/validation";
+import { eventSchemaComponents, webhooksOpenApi } from "@/server/webhooks/event-schemas";
 import { type AnyRoute, isIdempotentRoute } from "./route";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -141,7 +142,10 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
         bearerAuth: { type: "http", scheme: "bearer", description: "`mk_dev_*` or `mk_user_*` key" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       },
+      schemas: eventSchemaComponents(),
     },
     paths,
+    // The events Marea POSTs to receivers (docs/webhooks.md, "Events"), after everything else in the document.
+    webhooks: webhooksOpenApi(),
   });
 }

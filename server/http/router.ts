@@ -9,6 +9,12 @@ import { API_ROUTES } from "./routes";
 
 let openApiDocument: unknown;
 
+/** The document `/v1/openapi.json` serves, built once per process; the API reference page (/docs/api) renders it. */
+export function getOpenApiDocument(): unknown {
+  openApiDocument ??= buildOpenApiDocument(ALL_ROUTES);
+  return openApiDocument;
+}
+
 const openApiRoute = defineRoute({
   operationId: "getOpenApiDocument",
   method: "GET",
@@ -17,10 +23,7 @@ const openApiRoute = defineRoute({
   tags: ["meta"],
   auth: "none",
   responses: { 200: { description: "The OpenAPI document", schema: z.object({}).passthrough() } },
-  handler: async () => {
-    openApiDocument ??= buildOpenApiDocument(ALL_ROUTES);
-    return { status: 200, body: openApiDocument };
-  },
+  handler: async () => ({ status: 200, body: getOpenApiDocument() }),
 });
 
 const ALL_ROUTES: AnyRoute[] = [...API_ROUTES, openApiRoute];

@@ -6,11 +6,13 @@ import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { runJob } from "@/server/jobs/registry";
+import { newId } from "@/server/lib/ids";
 import { startSmtp } from "@/server/mail/testing";
 import { call } from "@/server/testing/api";
 import { operatorContext, serviceContextFor } from "@/server/testing/context";
+import { OrderPaidData } from "./event-schemas";
 import { type EmitEventInput, emitEvent, sampleEventData } from "./events";
-import { type EventType, OrderPaidData, type WebhookDeliveryDto, type WebhookEndpointDto } from "./schema";
+import type { EventType, WebhookDeliveryDto, WebhookEndpointDto } from "./schema";
 import { createEndpoint } from "./service";
 import { webhookDeliveries } from "./tables";
 import {
@@ -88,7 +90,7 @@ function userVerified(userId: string, developerKeyId: string) {
 }
 
 function orderCreated(userId: string) {
-  const data = sampleEventData("order.created", { developerKeyId: "key_x", now: new Date() });
+  const data = sampleEventData("order.created", { developerKeyId: newId("key"), now: new Date() });
   return { type: "order.created" as const, accountId: userId, data: { ...data, userId } as never };
 }
 

@@ -1,17 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import type { z } from "zod";
 import { type Actor, actorKey } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { newId } from "@/server/lib/ids";
 import { firstAttemptAt } from "./delivery";
-import {
-  API_VERSION,
-  EVENT_DATA_SCHEMAS,
-  type EventData,
-  type EventEnvelope,
-  type EventType,
-  isOrderEvent,
-} from "./schema";
+import { EVENT_ENVELOPE_SCHEMAS, type EventData, type EventEnvelope } from "./event-schemas";
+import { API_VERSION, type EventType, isOrderEvent } from "./schema";
 import { webhookDeliveries, webhookEvents } from "./tables";
 import { DELIVERY_CHANNEL } from "./wake";
 
@@ -25,8 +20,8 @@ import { DELIVERY_CHANNEL } from "./wake";
 export type EmitEventInput<T extends EventType = EventType> = {
   type: T;
   /**
-   * The event's `data`, checked against the shape of `type` (docs/webhooks.md, "`data` by type"); unknown
-   * keys are dropped.
+   * The event's `data`, typed and checked by the schema of `type` (server/webhooks/event-schemas.ts; docs/webhooks.md,
+   * "`data` by type"); unknown keys are dropped.
    */
   data: EventData<T>;
   /**
@@ -70,11 +65,10 @@ export async function emitEvent<T extends EventType>(
   input: EmitEventInput<T>,
   now: Date,
 ): Promise<EmittedEvent> {
-  const data = EVENT_DATA_SCHEMAS[input.type].parse(input.data) as Record<string, unknown>;
   const { audience, endpointIds } = await recipientsOf(db, input.type, input.accountId);
   return writeEvent(
     db,
-    { type: input.type, data, accountId: input.accountId, isTest: false, audience },
+    { type: input.type, data: input.data, accountId: input.accountId, isTest: false, audience },
     endpointIds,
     now,
   );
@@ -144,28 +138,36 @@ async function recipientsOf(
   };
 }
 
-async function writeEvent(
+/**
+ * The envelope of one event, made by its type's schema (server/webhooks/event-schemas.ts): what is stored and sent is
+ * exactly what `/v1/openapi.json`'s `webhooks` section publishes, or the write fails here.
+ */
+function makeEnvelope<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  options: { eventId: string; now: Date; isTest: boolean },
+): EventEnvelope<T> {
+  // TypeScript cannot relate the indexed schema to `T` (a correlated union); the table's type guarantees it.
+  const schema = EVENT_ENVELOPE_SCHEMAS[type] as unknown as z.ZodType<EventEnvelope<T>>;
+  return schema.parse({
+    type,
+    eventId: options.eventId,
+    timestamp: options.now.toISOString(),
+    apiVersion: API_VERSION,
+    data,
+    ...(options.isTest ? { __test: true } : {}),
+  });
+}
+
+async function writeEvent<T extends EventType>(
   db: Db,
-  event: {
-    type: EventType;
-    data: Record<string, unknown>;
-    accountId: string | null;
-    isTest: boolean;
-    audience: EventAudience;
-  },
+  event: { type: T; data: EventData<T>; accountId: string | null; isTest: boolean; audience: EventAudience },
   endpointIds: string[],
   now: Date,
 ): Promise<EmittedEvent> {
   const eventId = randomUUID();
   const eventRowId = newId("evt");
-  const envelope: EventEnvelope = {
-    type: event.type,
-    eventId,
-    timestamp: now.toISOString(),
-    apiVersion: API_VERSION,
-    data: event.data,
-    ...(event.isTest ? { __test: true as const } : {}),
-  };
+  const envelope = makeEnvelope(event.type, event.data, { eventId, now, isTest: event.isTest });
   // The exact bytes every attempt sends and signs (the column is `json`, which keeps text as written).
   const body = JSON.stringify(envelope);
   await db.insert(webhookEvents).values({
@@ -223,23 +225,32 @@ export async function emitTestEvent(
 }
 
 /** The envelope a test fire of `type` sends, for the dashboard to show before sending (a fresh sample each time). */
-export function testEnvelope(actor: Actor, type: EventType, now: Date): EventEnvelope {
+export function testEnvelope<T extends EventType>(actor: Actor, type: T, now: Date): EventEnvelope<T> {
   const developerKeyId = actorKey(actor)?.keyId ?? newId("key");
-  return {
-    type,
+  return makeEnvelope(type, sampleEventData(type, { developerKeyId, now }), {
     eventId: randomUUID(),
-    timestamp: now.toISOString(),
-    apiVersion: API_VERSION,
-    data: sampleEventData(type, { developerKeyId, now }),
-    __test: true,
-  };
+    now,
+    isTest: true,
+  });
 }
 
-/** A realistic `data` object of each type, for test fires and the docs. Ids are fresh, never real records. */
-export function sampleEventData(
-  type: EventType,
+/** A sample envelope of `type` as a real delivery carries it (no `__test`), for the event catalog (/docs/events). */
+export function exampleEnvelope<T extends EventType>(type: T, now: Date): EventEnvelope<T> {
+  return makeEnvelope(type, sampleEventData(type, { developerKeyId: newId("key"), now }), {
+    eventId: randomUUID(),
+    now,
+    isTest: false,
+  });
+}
+
+/**
+ * A realistic `data` object of each type, for test fires and the event catalog (/docs/events). Ids are fresh,
+ * never real records.
+ */
+export function sampleEventData<T extends EventType>(
+  type: T,
   options: { developerKeyId: string; now: Date },
-): Record<string, unknown> {
+): EventData<T> {
   const at = options.now.toISOString();
   const userId = newId("usr");
   const order = {
@@ -247,7 +258,7 @@ export function sampleEventData(
     publicOrderId: 1,
     userId,
     menuId: newId("stf"),
-    orderStatus: "pending",
+    orderStatus: "pending" as const,
     customStatus: { id: "received", label: "Received" },
     totalPrice: 27,
     subtotalPrice: 24,
@@ -259,10 +270,10 @@ export function sampleEventData(
     ],
     customer: { name: "Ana García", phone: "+5215512345678" },
     paymentMethod: { name: "Cash" },
-    paymentStatus: "pending",
+    paymentStatus: "pending" as const,
     createdAt: at,
   };
-  const samples: Record<EventType, Record<string, unknown>> = {
+  const samples: { [K in EventType]: EventData<K> } = {
     "user.verified": { userId, developerKeyId: options.developerKeyId, verifiedAt: at },
     "user.cancelled": {
       userId,
@@ -287,5 +298,5 @@ export function sampleEventData(
       updatedAt: at,
     },
   };
-  return EVENT_DATA_SCHEMAS[type].parse(samples[type]) as Record<string, unknown>;
+  return samples[type];
 }

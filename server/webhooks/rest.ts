@@ -1,5 +1,6 @@
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
+import { EventTypeList, listEventTypes } from "./event-schemas";
 import {
   CreateWebhookEndpointInput,
   DeletedWebhookEndpoint,
@@ -26,7 +27,7 @@ import {
 
 const tags = ["webhooks"];
 
-/** Developer webhook endpoints over /v1 (docs/webhooks.md, "Endpoints"). */
+/** Developer webhook endpoints over /v1 (docs/webhooks.md, "Endpoints"), and the event catalog for tools. */
 export const webhookRoutes = [
   defineRoute({
     operationId: "createWebhookEndpoint",
@@ -141,5 +142,17 @@ export const webhookRoutes = [
       status: 202,
       body: await sendTestEvent(ctx, { endpointId: params.id, ...body }),
     }),
+  }),
+  // Public like /v1/openapi.json, whose `webhooks` section holds the same schemas: no key, not rate limited
+  // (docs/webhooks.md, "Event types for tools").
+  defineRoute({
+    operationId: "listEventTypes",
+    method: "GET",
+    path: "/v1/event_types",
+    summary: "The webhook event types, each with the JSON Schema of its envelope.",
+    tags,
+    auth: "none",
+    responses: { 200: { description: "Every event type", schema: EventTypeList } },
+    handler: async () => ({ status: 200, body: listEventTypes() }),
   }),
 ];

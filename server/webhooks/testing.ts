@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { resetEnvForTests } from "@/server/env";
+import { call } from "@/server/testing/api";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
 import { CreateWebhookEndpointInput, type WebhookEndpointWithSecretDto } from "./schema";
 import { createEndpoint } from "./service";
@@ -39,6 +42,11 @@ export type Receiver = {
   url: string;
   port: number;
   requests: ReceivedRequest[];
+  /**
+   * What broke the event contract: each request checked against /v1/openapi.json's `webhooks` (body and headers).
+   * `close()` throws when it is not empty, so every test that receives deliveries checks the contract.
+   */
+  contractViolations: string[];
   /** Decides each answer (default 200 "ok"). */
   reply: (request: ReceivedRequest, index: number) => ReceiverReply;
   waitFor: (predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs?: number) => Promise<void>;
@@ -46,16 +54,20 @@ export type Receiver = {
 };
 
 /**
- * A node:http receiver on 127.0.0.1 that records every request with its raw body. `port` starts it again where a
- * closed one listened (a receiver back from an outage at the same URL); default a free port.
+ * A node:http receiver on 127.0.0.1 that records every request with its raw body, and checks each one against the
+ * event contract served in /v1/openapi.json (`webhooks`): `close()` fails on any violation. `port` starts it again
+ * where a closed one listened (a receiver back from an outage at the same URL); default a free port.
  */
 export async function startReceiver(path = "/hook", options: { port?: number } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
+  const contractViolations: string[] = [];
+  const checkContract = await deliveryContract();
   let server: Server | null = null;
   const receiver: Receiver = {
     url: "",
     port: 0,
     requests,
+    contractViolations,
     reply: () => ({ status: 200, body: "ok" }),
     waitFor: async (predicate, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -66,9 +78,14 @@ export async function startReceiver(path = "/hook", options: { port?: number } =
       }
     },
     close: async () => {
-      if (!server) return;
-      server.closeAllConnections();
-      await new Promise((resolve) => server?.close(resolve));
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server?.close(resolve));
+        server = null;
+      }
+      if (contractViolations.length > 0) {
+        throw new Error(`deliveries broke the event contract:\n${contractViolations.join("\n")}`);
+      }
     },
   };
   server = createServer((req, res) => {
@@ -91,6 +108,7 @@ export async function startReceiver(path = "/hook", options: { port?: number } =
         eventId,
       };
       const index = requests.push(received) - 1;
+      contractViolations.push(...checkContract(received));
       const answer = receiver.reply(received, index);
       if (answer.hang) return;
       const send = () =>
@@ -143,4 +161,77 @@ export function loopbackAliasFromHosts(): string | null {
     if (name) return name;
   }
   return null;
+}
+
+type OpenApiDocument = {
+  webhooks: Record<
+    string,
+    {
+      post: {
+        parameters: Array<{ in: string; name: string; required?: boolean; schema: unknown }>;
+        requestBody: { content: { "application/json": { schema: unknown } } };
+      };
+    }
+  >;
+  components: { schemas: Record<string, unknown> };
+};
+
+let compiledContract: Promise<(request: ReceivedRequest) => string[]> | undefined;
+
+/**
+ * The event contract as /v1/openapi.json serves it (docs/webhooks.md, "Events"): a check of one received request
+ * (the body against its type's envelope schema, each declared header against its schema) that returns what is
+ * wrong, or nothing. JSON Schema 2020-12 (OpenAPI 3.1's dialect) with formats, compiled once per test file.
+ */
+export function deliveryContract(): Promise<(request: ReceivedRequest) => string[]> {
+  compiledContract ??= compileDeliveryContract();
+  return compiledContract;
+}
+
+async function compileDeliveryContract(): Promise<(request: ReceivedRequest) => string[]> {
+  const res = await call<OpenApiDocument>("GET", "/v1/openapi.json");
+  if (res.status !== 200) throw new Error(`/v1/openapi.json answered ${res.status}`);
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  addFormats(ajv);
+  ajv.addVocabulary(["example"]);
+  // The components as one schema document, so `#/components/schemas/X` references resolve where they stand.
+  ajv.addSchema({ $id: "marea:openapi", $defs: res.body.components.schemas });
+  const refs = (schema: unknown) =>
+    JSON.parse(
+      JSON.stringify(schema).replaceAll('"#/components/schemas/', '"marea:openapi#/$defs/'),
+    ) as object;
+  const byType = new Map<
+    string,
+    { body: ValidateFunction; headers: Array<[string, boolean, ValidateFunction]> }
+  >();
+  for (const [type, { post }] of Object.entries(res.body.webhooks)) {
+    byType.set(type, {
+      body: ajv.compile(refs(post.requestBody.content["application/json"].schema)),
+      headers: post.parameters
+        .filter((p) => p.in === "header")
+        .map((p) => [p.name.toLowerCase(), p.required === true, ajv.compile(refs(p.schema))]),
+    });
+  }
+  return (request) => {
+    let body: { type?: unknown };
+    try {
+      body = JSON.parse(request.rawBody) as { type?: unknown };
+    } catch {
+      return [`${request.path}: the body is not JSON`];
+    }
+    const type = String(body.type);
+    const contract = byType.get(type);
+    if (!contract) return [`${request.path}: no webhook in /v1/openapi.json for type ${type}`];
+    const problems: string[] = [];
+    if (!contract.body(body)) problems.push(`${type} body: ${ajv.errorsText(contract.body.errors)}`);
+    for (const [name, required, validate] of contract.headers) {
+      const value = request.headers[name];
+      if (value === undefined) {
+        if (required) problems.push(`${type}: header ${name} missing`);
+      } else if (!validate(value)) {
+        problems.push(`${type} header ${name}: ${ajv.errorsText(validate.errors)}`);
+      }
+    }
+    return problems;
+  };
 }

@@ -1,6 +1,7 @@
 import { billingEn } from "./billing.en";
 import { catalogEn } from "./catalog.en";
 import { dashboardStorefrontsEn } from "./dashboard-storefronts.en";
+import { docsEn } from "./docs.en";
 import { keysEn } from "./keys.en";
 import { oauthEn } from "./oauth.en";
 import { storefrontEn } from "./storefront.en";
@@ -159,4 +160,5 @@ export const en = {
   ...keysEn,
   ...billingEn,
   ...catalogEn,
+  ...docsEn,
 } as const;

@@ -2,6 +2,7 @@ import type { Messages } from "../catalogue";
 import { billingEs } from "./billing.es";
 import { catalogEs } from "./catalog.es";
 import { dashboardStorefrontsEs } from "./dashboard-storefronts.es";
+import { docsEs } from "./docs.es";
 import { keysEs } from "./keys.es";
 import { oauthEs } from "./oauth.es";
 import { storefrontEs } from "./storefront.es";
@@ -159,4 +160,5 @@ export const es: Messages = {
   ...keysEs,
   ...billingEs,
   ...catalogEs,
+  ...docsEs,
 };

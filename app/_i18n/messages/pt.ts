@@ -2,6 +2,7 @@ import type { Messages } from "../catalogue";
 import { billingPt } from "./billing.pt";
 import { catalogPt } from "./catalog.pt";
 import { dashboardStorefrontsPt } from "./dashboard-storefronts.pt";
+import { docsPt } from "./docs.pt";
 import { keysPt } from "./keys.pt";
 import { oauthPt } from "./oauth.pt";
 import { storefrontPt } from "./storefront.pt";
@@ -159,4 +160,5 @@ export const pt: Messages = {
   ...keysPt,
   ...billingPt,
   ...catalogPt,
+  ...docsPt,
 };

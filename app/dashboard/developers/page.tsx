@@ -7,6 +7,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
+import { docsHref } from "@/app/docs/_lib/links";
 import { Shell } from "../_components/shell";
 import { formatDate, formatNumber } from "../_lib/format";
 import { requireSignedInAccount } from "../_lib/session";
@@ -61,7 +62,15 @@ export default async function DevelopersPage({
       hasDeveloperKeys={account.hasDeveloperKeys}
       current="/dashboard/developers"
     >
-      <PageHeader title={t("developers.title")} description={t("developers.description")} />
+      <PageHeader
+        title={t("developers.title")}
+        description={t("developers.description")}
+        actions={
+          <a href={docsHref()} className={buttonClasses("secondary")}>
+            {t("home.docs")}
+          </a>
+        }
+      />
       {!page ? (
         <EmptyState
           title={t("developers.noKeys")}

@@ -7,6 +7,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { Table, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
 import { getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
+import { docsHref } from "@/app/docs/_lib/links";
 import type { EndpointOverviewDto } from "@/server/webhooks/schema";
 import { eventTypesFor, MAX_ENDPOINTS_PER_ACCOUNT } from "@/server/webhooks/service";
 import { Shell } from "../_components/shell";
@@ -43,11 +44,16 @@ export default async function WebhooksPage() {
         title={t("webhooks.title")}
         description={t("webhooks.description")}
         actions={
-          isFull ? null : (
-            <Link href="/dashboard/webhooks/new" className={buttonClasses("primary")}>
-              {t("webhooks.add")}
-            </Link>
-          )
+          <>
+            <a href={docsHref("/events")} className={buttonClasses("secondary")}>
+              {t("docs.nav.events")}
+            </a>
+            {isFull ? null : (
+              <Link href="/dashboard/webhooks/new" className={buttonClasses("primary")}>
+                {t("webhooks.add")}
+              </Link>
+            )}
+          </>
         }
       />
       {endpoints.length === 0 ? (

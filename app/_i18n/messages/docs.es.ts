@@ -1,0 +1,142 @@
+import type { docsEn } from "./docs.en";
+
+/** Textos de la documentación para desarrolladores en /docs. */
+export const docsEs: Record<keyof typeof docsEn, string> = {
+  "docs.title": "Documentación para desarrolladores",
+  "docs.description":
+    "Todo lo que un socio necesita para construir sobre Marea: la API REST, los eventos de webhook firmados, GraphQL y MCP.",
+  "docs.nav.label": "Documentación",
+  "docs.nav.menu": "Menú de la documentación",
+  "docs.nav.overview": "Inicio",
+  "docs.nav.reference": "Referencia",
+  "docs.nav.guides": "Guías",
+  "docs.nav.errors": "Referencia de errores",
+  "docs.nav.api": "Referencia de la API",
+  "docs.nav.events": "Catálogo de eventos",
+  "docs.guide.api": "Guía de la API REST",
+  "docs.guide.webhooks": "Webhooks",
+  "docs.guide.graphql": "GraphQL",
+  "docs.guide.mcp": "MCP y OAuth",
+  "docs.guide.operations": "Operación",
+  "docs.guideInfo.api":
+    "Convenciones de /v1: autenticación, el recorrido de cada solicitud, límites de uso, idempotencia, listas.",
+  "docs.guideInfo.webhooks":
+    "Endpoints, entrega y reintentos, el registro de entregas y los envíos de prueba.",
+  "docs.guideInfo.graphql": "La API GraphQL en /api/graphql: las mismas operaciones, errores y límites.",
+  "docs.guideInfo.mcp":
+    "El servidor MCP para asistentes de IA, sus herramientas y OAuth 2.1 para conectar aplicaciones.",
+  "docs.guideInfo.operations":
+    "Cómo operar Marea: procesos, balanceadores de carga, salud, registros, correo y tareas.",
+  "docs.info.errors": "Cada código de error con su estado HTTP, cuándo ocurre y qué hacer.",
+  "docs.info.api":
+    "Cada operación de /v1 con sus parámetros, esquemas y errores; pruébalas contra este servidor.",
+  "docs.info.events":
+    "Los cinco eventos de webhook: esquemas, ejemplos, encabezados y cómo verificar la firma.",
+  "docs.machineReadable": "Para máquinas",
+  "docs.openapiLink": "Descripción OpenAPI 3.1 (los eventos, en webhooks)",
+  "docs.eventTypesLink": "Tipos de evento con sus JSON Schemas",
+  "docs.onThisPage": "En esta página",
+  "docs.englishOnly": "Esta guía está escrita en inglés.",
+  "docs.homeLink": "Documentación",
+
+  "docs.errors.title": "Referencia de errores",
+  "docs.errors.description":
+    "Toda respuesta de error lleva uno de estos códigos, y su enlace doc apunta a la sección del código en esta página.",
+  "docs.errors.envelope":
+    "Toda respuesta que no es 2xx es un mismo sobre, igual en REST, GraphQL, MCP y el panel. `message` está en el idioma de Accept-Language (es, en o pt); `param` nombra el campo con problemas; `recoverable` dice si la misma solicitud puede funcionar más tarde, tras `retryAfterMs`.",
+  "docs.errors.envelopeLabel": "El sobre de error",
+  "docs.errors.byStatus": "Códigos por estado HTTP",
+  "docs.errors.statusGroup": "HTTP {status}",
+  "docs.errors.type": "Tipo",
+  "docs.errors.status": "Estado HTTP",
+  "docs.errors.recoverable": "Recuperable",
+  "docs.errors.yes": "sí",
+  "docs.errors.no": "no",
+  "docs.errors.message": "Mensaje",
+  "docs.errors.when": "Cuándo ocurre",
+  "docs.errors.fix": "Qué hacer",
+  "docs.errors.count": "{count} códigos",
+
+  "docs.events.title": "Catálogo de eventos",
+  "docs.events.description":
+    "Lo que Marea envía por POST a tus endpoints de webhook: cinco tipos de evento, cada uno un sobre JSON firmado.",
+  "docs.events.envelope": "Sobre",
+  "docs.events.envelopeIntro":
+    "Todo evento tiene los mismos campos alrededor de su `data`. Usa `eventId` para descartar repeticiones: la entrega es al menos una vez y los eventos pueden llegar desordenados.",
+  "docs.events.field": "Campo",
+  "docs.events.meaning": "Significado",
+  "docs.events.headers": "Encabezados",
+  "docs.events.headersIntro": "Cada intento es un POST del sobre tal cual, con estos encabezados:",
+  "docs.events.header": "Encabezado",
+  "docs.events.value": "Valor",
+  "docs.events.signature": "Verificar una entrega",
+  "docs.events.step1":
+    "Lee los bytes del cuerpo tal como llegaron. Nunca verifiques un JSON vuelto a serializar.",
+  "docs.events.step2":
+    "Separa `X-Service-Signature` (`t=<segundos unix>,v1=<hex>`) y rechaza si `t` está a más de 300 segundos de ahora.",
+  "docs.events.step3":
+    "Calcula HMAC-SHA256 de `<t>.<cuerpo>` con la clave signingSecret del endpoint: sus 64 caracteres hex como bytes ASCII, sin decodificar.",
+  "docs.events.step4":
+    "Compara el resultado en hex minúsculas con `v1` en tiempo constante; responde 401 si difiere y 2xx en menos de 5 segundos si coincide.",
+  "docs.events.codeIn": "En {language}",
+  "docs.events.copyCode": "Copiar código",
+  "docs.events.copyExample": "Copiar ejemplo",
+  "docs.events.copySchema": "Copiar esquema",
+  "docs.events.types": "Tipos de evento",
+  "docs.events.source": "X-Service-Source",
+  "docs.events.data": "Campos de data",
+  "docs.events.example": "Ejemplo",
+  "docs.events.schema": "JSON Schema del sobre",
+  "docs.events.testFires":
+    "Envía una muestra realista de cualquier tipo a un endpoint (la operación sendTestWebhook, o desde el panel): llega con `__test: true`.",
+
+  "docs.api.title": "Referencia de la API",
+  "docs.api.description": "Generada a partir de /v1/openapi.json, la descripción que sirve este servidor.",
+  "docs.api.baseUrl": "URL base",
+  "docs.api.auth": "Autenticación",
+  "docs.api.authBearer": "Envía la clave como `Authorization: Bearer <clave>` (esquema bearerAuth).",
+  "docs.api.authHeader": "O como `X-API-Key: <clave>` (esquema apiKeyHeader).",
+  "docs.api.authKeys":
+    "Las claves de desarrollador `mk_dev_*` dan de alta usuarios y gestionan endpoints de webhook; las claves de usuario `mk_user_*` actúan sobre una cuenta. Cada operación indica los permisos que acepta.",
+  "docs.api.errorsAt": "Errores: cada código se explica en la referencia de errores.",
+  "docs.api.eventsAt": "Eventos de webhook: mira el catálogo de eventos.",
+  "docs.api.operations": "Operaciones",
+  "docs.api.schemas": "Esquemas",
+  "docs.api.noKey": "No necesita clave; sin límite de solicitudes.",
+  "docs.api.anyKey": "Cualquier clave válida.",
+  "docs.api.scopes": "Permisos (basta uno):",
+  "docs.api.parameters": "Parámetros",
+  "docs.api.requestBody": "Cuerpo de la solicitud",
+  "docs.api.responses": "Respuestas",
+  "docs.api.errorCodes": "Códigos de error",
+  "docs.api.required": "obligatorio",
+  "docs.api.nullable": "o null",
+  "docs.api.arrayOf": "lista de",
+  "docs.api.oneOf": "uno de",
+  "docs.api.default": "por defecto {value}",
+  "docs.api.in": "en {location}",
+  "docs.api.tryIt": "Probar",
+  "docs.api.keyLabel": "Clave de API para Probar",
+  "docs.api.keyHint":
+    "Pega una clave para probar operaciones contra este servidor. Se queda en esta página (no se guarda) y solo se envía a este servidor.",
+  "docs.api.send": "Enviar solicitud",
+  "docs.api.sending": "Enviando…",
+  "docs.api.bodyLabel": "Cuerpo de la solicitud (JSON)",
+  "docs.api.response": "Respuesta",
+  "docs.api.responseStatus": "HTTP {status}",
+  "docs.api.networkError": "La solicitud no se completó: {message}",
+  "docs.api.noKeyYet": "Primero pega una clave de API arriba.",
+  "docs.api.tag.accounts": "Cuentas",
+  "docs.api.tag.storefronts": "Tiendas",
+  "docs.api.tag.products": "Productos",
+  "docs.api.tag.webhooks": "Webhooks",
+  "docs.api.tag.orders": "Pedidos",
+  "docs.api.tag.meta": "Meta",
+
+  "home.description": "Servicio de catálogos de tiendas y webhooks.",
+  "home.docs": "Documentación para desarrolladores",
+  "home.openapi": "Descripción de la API (OpenAPI 3.1)",
+  "home.health": "Estado del servicio",
+  "home.devMail": "Correo de desarrollo",
+  "home.signIn": "Iniciar sesión",
+};
