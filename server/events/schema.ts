@@ -20,7 +20,8 @@ export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** At most this many `type` values in one request (each of the five types four times over is plenty). */
 const MAX_TYPES = EVENT_TYPES.length * 4;
 
-const Timestamp = z.iso.datetime({ offset: true });
+// 40 characters: the longest ISO 8601 timestamp with fractions and an offset fits (docs/api.md, "Maxima").
+const Timestamp = z.iso.datetime({ offset: true }).max(40);
 
 const TYPES_DESCRIPTION = "Only these event types (any of them).";
 const CREATED_GTE_DESCRIPTION =
