@@ -9,8 +9,7 @@ import { newId } from "@/server/lib/ids";
 import { mcpUrl } from "@/server/oauth/urls";
 import { assertOAuthScopes, authenticateMcpRequest, McpHttpError } from "./auth";
 import type { McpCall } from "./handlers";
-import { handleLegacyRequest } from "./legacy";
-import { handleModernRequest, isModernRequest } from "./modern";
+import { serveMcp } from "./server";
 
 /**
  * `{mcp_url}` (docs/mcp.md): MCP over Streamable HTTP, stateless, in a route handler. In this order: Host and
@@ -153,10 +152,7 @@ export async function handleMcpRequest(
       now,
       usage: auth.usage,
     };
-    const isModern = isModernRequest(request.headers.get("mcp-protocol-version"), body);
-    const response = isModern
-      ? await handleModernRequest(request, body, call)
-      : await handleLegacyRequest(request, body, call);
+    const response = await serveMcp(request, body, call);
     return withHeaders(response, { ...state.headers, "x-request-id": state.requestId });
   } catch (error) {
     if (error instanceof McpHttpError) return refusal(error.error, state, error.headers);

@@ -36,19 +36,22 @@ export type ToolListing = {
   name: string;
   title: string;
   description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
   annotations: ToolDefinition["annotations"] & { title: string };
 };
 
+/** A tool's input and output are JSON objects (every tool's schema is a `z.object`). */
+type ObjectSchema = { type: "object"; [keyword: string]: unknown };
+
 // Inline JSON Schema (no $ref to shared ids): what every client revision can read.
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): ObjectSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: "any",
     metadata: z.registry(),
   }) as Record<string, unknown>;
-  return rest;
+  return { ...rest, type: "object" };
 }
 
 let listings: ToolListing[] | undefined;
