@@ -5,9 +5,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { revokeKeyRow } from "@/server/accounts/keys";
@@ -160,7 +158,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
     adjust?.(url);
     const callback = await consent(url);
     expect(callback.searchParams.get("iss")).toBe(base);
-    await first.finishAuth(callback.searchParams.get("code") ?? "");
+    await first.finishAuth(callback.searchParams);
     const client = new Client({ name: "e2e", version: "1" });
     await client.connect(transport(provider));
     return client;
@@ -350,7 +348,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(stepUp.searchParams.get("scope")).toBe("marea.read marea.publish");
       const callback = await consent(stepUp);
       const next = transport(provider);
-      await next.finishAuth(callback.searchParams.get("code") ?? "");
+      await next.finishAuth(callback.searchParams);
       const upgraded = new Client({ name: "e2e", version: "1" });
       await upgraded.connect(transport(provider));
       const unpublished = await upgraded.callTool({
