@@ -456,6 +456,24 @@ describe("authentication and the RFC 9728 challenge", () => {
   });
 });
 
+describe("params a method's schema refuses are the client's mistake (docs/mcp.md, \"Errors\")", () => {
+  it.each([
+    ["resources/read", { uri: 5 }],
+    ["tools/call", { name: 5 }],
+    ["tools/call", { name: "marea.get_me", arguments: [1] }],
+    ["initialize", { protocolVersion: 5, capabilities: {}, clientInfo: { name: "t", version: "1" } }],
+  ])("%s %j: JSON-RPC invalid params (-32602), never an internal error", async (method, params) => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 7, method, params },
+      { authorization: `Bearer ${merchant.userKey}` },
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: unknown; error: { code: number } };
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32602);
+  });
+});
+
 describe("H2: one message per request (JSON-RPC batches were removed in 2025-06-18)", () => {
   it("H2: an array of two tools/call is refused whole (400, JSON-RPC -32600) and neither call runs", async () => {
     const owner = await createMerchant({ verified: true, plan: "PRO" });

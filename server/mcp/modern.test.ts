@@ -146,6 +146,12 @@ describe("MCP 2026-07-28 (stateless, no handshake)", () => {
     expect(notification.status).toBe(202);
   });
 
+  it("params a method's schema refuses: JSON-RPC invalid params (-32602), never an internal error", async () => {
+    const res = await answer(modern("resources/read", { uri: 5 }, { headers: { "mcp-name": "5" } }));
+    expect(res.status).toBe(200);
+    expect(res.body?.error.code).toBe(-32602);
+  });
+
   it("the same authorization: 401 challenge, and the OAuth step-up 403", async () => {
     const anonymous = await handleMcpRequest(
       new Request("http://localhost:3000/mcp", {

@@ -2,7 +2,9 @@ import {
   type AuthInfo,
   createMcpHandler,
   isLegacyRequest,
+  isSpecType,
   ProtocolError,
+  ProtocolErrorCode,
   Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -112,12 +114,49 @@ async function serveLegacy(request: Request, body: unknown, call: McpCall): Prom
   }
 }
 
+type Shapes = Record<string, (value: unknown) => boolean>;
+
+/** The requests this server answers in each era, each with the SDK's own predicate for its shape. */
+const MODERN_SHAPES: Shapes = {
+  "server/discover": isSpecType.DiscoverRequest,
+  "tools/list": isSpecType.ListToolsRequest,
+  "tools/call": isSpecType.CallToolRequest,
+  "resources/list": isSpecType.ListResourcesRequest,
+  "resources/templates/list": isSpecType.ListResourceTemplatesRequest,
+  "resources/read": isSpecType.ReadResourceRequest,
+};
+const LEGACY_SHAPES: Shapes = {
+  ...MODERN_SHAPES,
+  initialize: isSpecType.InitializeRequest,
+  ping: isSpecType.PingRequest,
+};
+
+/**
+ * A request whose params its method's schema refuses is the client's mistake: JSON-RPC invalid params (-32602).
+ * The SDK 2.4 answers most of them as an internal error (-32603) instead (typescript-sdk issue 2284, fix proposed
+ * in pull request 2492); this answers them first, in both eras, until a release carries the fix.
+ */
+function invalidParams(body: unknown, shapes: Shapes): Response | null {
+  if (typeof body !== "object" || body === null) return null;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  const isShape = typeof method === "string" ? shapes[method] : undefined;
+  if (!isShape || isShape(body)) return null;
+  return Response.json({
+    jsonrpc: "2.0",
+    id: typeof id === "string" || typeof id === "number" ? id : null,
+    error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: not the params of ${method}.` },
+  });
+}
+
 /**
  * Answers one message the door has read (`body`, already parsed; one message, not a batch) for `call`: routed by
  * the SDK's own classification (`isLegacyRequest`: a request carrying the 2026-07-28 `_meta` envelope, or naming
  * that revision in `MCP-Protocol-Version`, is modern; the rest speak a handshake-based revision).
  */
 export async function serveMcp(request: Request, body: unknown, call: McpCall): Promise<Response> {
-  if (await isLegacyRequest(request, body)) return serveLegacy(request, body, call);
+  const isLegacy = await isLegacyRequest(request, body);
+  const invalid = invalidParams(body, isLegacy ? LEGACY_SHAPES : MODERN_SHAPES);
+  if (invalid) return invalid;
+  if (isLegacy) return serveLegacy(request, body, call);
   return modern.fetch(request, { parsedBody: body, authInfo: authInfoOf(call) });
 }
