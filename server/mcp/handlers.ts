@@ -1,12 +1,13 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { assertAvailableTo } from "@/server/accounts/authorize";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { AppError, type Language } from "@/server/errors";
+import type { AppError, Language } from "@/server/errors";
 import { toAppError } from "@/server/kit/errors";
 import { getStorefront, listStorefronts } from "@/server/storefronts/service";
 import { id, parseInput } from "@/server/validation";
 import { mcpErrorObject } from "./errors";
-import { canSeeTool, findTool, listToolsFor, type ToolListing } from "./registry";
+import { findTool, listToolsFor, type ToolListing } from "./registry";
 
 /**
  * What the MCP methods do, for every protocol revision (docs/mcp.md, "Protocol versions"): `server.ts` registers
@@ -83,17 +84,10 @@ function failureOf(error: unknown, call: McpCall, name: string): AppError {
 export async function callTool(call: McpCall, name: string, args: unknown): Promise<CallToolResult> {
   const definition = findTool(name);
   if (!definition) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
-  if (!canSeeTool(definition, call.actor))
-    return errorResult(
-      new AppError("insufficient_scope", {
-        detail: `${name} needs a developer key (mk_dev_…); it is never available to user keys or OAuth apps.`,
-        requiredScopes: ["developer:bootstrap"],
-        heldScopes: call.actor.scopes,
-      }),
-      call,
-    );
   const ctx = contextOf(call);
   try {
+    // A tool not open to the caller (its operation's door and kind) is refused before its arguments are read.
+    assertAvailableTo(call.actor, definition.operation);
     const input = parseInput(definition.input, args ?? {}, call.language);
     const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
     ctx.runAfterCommit();

@@ -319,6 +319,27 @@ describe.each(CLIENT_ERAS)("the official client, %s era", (era) => {
       expect(error.code).toBe("insufficient_scope");
     });
 
+    it("a user key never sees or reaches it, even holding developer:bootstrap (the operation's kinds)", async () => {
+      const owner = await createMerchant({ verified: true });
+      await (await dbReady())
+        .update(apiKeys)
+        .set({ scopes: ["catalog:read", "catalog:write", "developer:bootstrap"] })
+        .where(eq(apiKeys.accountId, owner.userId));
+      const client = await connectClient(owner.userKey, { era });
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("marea.bootstrap_user");
+      const error = errorOf(
+        await tool(client, "marea.bootstrap_user", { email: `kind-boot-${era}@example.com` }),
+      );
+      expect(error.code).toBe("insufficient_scope");
+      await client.close();
+      const rest = await call("POST", "/v1/users", {
+        key: owner.userKey,
+        body: { email: `kind-boot-rest-${era}@example.com` },
+      });
+      expect(rest.status).toBe(403);
+      expect((rest.body as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    });
+
     it("an OAuth app never sees or reaches it, even when its key holds developer:bootstrap", async () => {
       const owner = await createMerchant({ verified: true });
       const { tokens } = await connectTestApp(owner.userId);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isAvailableTo } from "@/server/accounts/authorize";
 import { accountTools } from "@/server/accounts/mcp";
 import type { Actor } from "@/server/context";
 import { eventTools } from "@/server/events/mcp";
@@ -25,10 +26,12 @@ export function findTool(name: string): ToolDefinition | undefined {
   return BY_NAME.get(name);
 }
 
-/** Developer-only tools are for a developer key (`mk_dev_*`) over its own door, never an OAuth app's token. */
+/**
+ * A tool is listed when its operation is open to the caller (its door and kind, from the operations table:
+ * `marea.bootstrap_user` only for developer keys); scopes decide when it runs.
+ */
 export function canSeeTool(definition: ToolDefinition, actor: Actor): boolean {
-  if (!definition.isDeveloperOnly) return true;
-  return actor.via.type === "api_key" && actor.kind === "developer";
+  return isAvailableTo(actor, definition.operation);
 }
 
 /** A tool as `tools/list` describes it. */
