@@ -5,9 +5,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { revokeKeyRow } from "@/server/accounts/keys";
@@ -160,7 +158,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
     adjust?.(url);
     const callback = await consent(url);
     expect(callback.searchParams.get("iss")).toBe(base);
-    await first.finishAuth(callback.searchParams.get("code") ?? "");
+    await first.finishAuth(callback.searchParams);
     const client = new Client({ name: "e2e", version: "1" });
     await client.connect(transport(provider));
     return client;
@@ -336,12 +334,29 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(provider.tokens()?.scope).toBe("marea.read");
       expect((await client.callTool({ name: "marea.list_storefronts", arguments: {} })).isError).toBeFalsy();
 
-      // 403 insufficient_scope with the step-up challenge. This SDK version first refreshes (same scopes) and gives
-      // up on the second 403; the client then asks the person for the challenged scopes, as the revision says.
-      const refused = await client
-        .callTool({ name: "marea.unpublish_storefront", arguments: { storefrontId } })
-        .catch((error: unknown) => error);
-      expect(String(refused)).toMatch(/403/);
+      // 403 insufficient_scope with the step-up challenge, as the server sends it to any client:
+      const unpublish = { name: "marea.unpublish_storefront", arguments: { storefrontId } };
+      const challenged = await fetch(mcp, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${provider.tokens()?.access_token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: unpublish }),
+      });
+      expect(challenged.status).toBe(403);
+      expect(challenged.headers.get("www-authenticate")).toMatch(
+        /^Bearer error="insufficient_scope", scope="marea\.read marea\.publish"/,
+      );
+      // The official client (2.x) answers that 403 as the revision says: it asks the person for the challenged
+      // scopes (a new authorization, which the test's browser has not given yet: Unauthorized).
+      const refused = await client.callTool(unpublish).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(UnauthorizedError);
+      expect(new URL(provider.authorizationUrl ?? "").searchParams.get("scope")).toBe(
+        "marea.read marea.publish",
+      );
       provider.invalidateCredentials("tokens");
       expect(await auth(provider, { serverUrl: new URL(mcp), scope: "marea.read marea.publish" })).toBe(
         "REDIRECT",
@@ -350,7 +365,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       expect(stepUp.searchParams.get("scope")).toBe("marea.read marea.publish");
       const callback = await consent(stepUp);
       const next = transport(provider);
-      await next.finishAuth(callback.searchParams.get("code") ?? "");
+      await next.finishAuth(callback.searchParams);
       const upgraded = new Client({ name: "e2e", version: "1" });
       await upgraded.connect(transport(provider));
       const unpublished = await upgraded.callTool({

@@ -1,8 +1,9 @@
 import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
 import type { Scope } from "@/server/accounts/scopes";
-import type { ViaType } from "@/server/context";
+import type { Actor, ViaType } from "@/server/context";
 import { EVENT_OPERATIONS } from "@/server/events/operations";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
+import type { McpScope } from "@/server/oauth/scopes";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
 import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";
 import { PRODUCT_OPERATIONS } from "@/server/products/operations";
@@ -23,6 +24,13 @@ export type OperationDefinition = {
   termsGate?: boolean;
   /** The doors that may call it; default every one. */
   via?: readonly ViaType[];
+  /** The kinds of caller that may call it; default both. `["developer"]`: developer keys only. */
+  kinds?: readonly Actor["kind"][];
+  /**
+   * The `marea.*` scope an OAuth app's token must hold to call it through its MCP tool (docs/mcp.md, "Scopes"):
+   * what the step-up challenge asks for. Only for operations an MCP tool runs and `via` lets OAuth reach.
+   */
+  oauthScope?: McpScope;
 };
 
 /** Every operation of the service, gathered from the feature folders. Names are the REST operationIds. */

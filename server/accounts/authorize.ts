@@ -13,17 +13,36 @@ export function authorize(ctx: ServiceContext, operation: OperationName): Actor 
   return authorizeActor(requireActor(ctx), operation);
 }
 
+type Definition = (typeof OPERATIONS)[OperationName] & {
+  via?: readonly string[];
+  kinds?: readonly string[];
+  termsGate?: boolean;
+};
+
+/**
+ * Whether the operation is open to this caller at all, whatever its scopes: its door (`via`) and its kind
+ * (`kinds`: developer keys only, for the partner API). The MCP door lists only the tools open to the caller.
+ */
+export function isAvailableTo(actor: Actor, operation: OperationName): boolean {
+  const definition: Definition = OPERATIONS[operation];
+  if (definition.via && !definition.via.includes(actor.via.type)) return false;
+  return !definition.kinds || definition.kinds.includes(actor.kind);
+}
+
+/** The refusal of an operation not open to the caller (`isAvailableTo`): insufficient_scope, saying to whom. */
+export function assertAvailableTo(actor: Actor, operation: OperationName): void {
+  if (isAvailableTo(actor, operation)) return;
+  throw new AppError("insufficient_scope", {
+    detail: notAvailableTo(operation, actor),
+    requiredScopes: [...OPERATIONS[operation].scopes],
+    heldScopes: actor.scopes,
+  });
+}
+
 export function authorizeActor(actor: Actor, operation: OperationName): Actor {
-  const definition: (typeof OPERATIONS)[OperationName] & { via?: readonly string[]; termsGate?: boolean } =
-    OPERATIONS[operation];
+  const definition: Definition = OPERATIONS[operation];
   if (actor.accountStatus === "cancelled") throw new AppError("account_cancelled");
-  if (definition.via && !definition.via.includes(actor.via.type)) {
-    throw new AppError("insufficient_scope", {
-      detail: notAvailableTo(operation, actor),
-      requiredScopes: [...definition.scopes],
-      heldScopes: actor.scopes,
-    });
-  }
+  assertAvailableTo(actor, operation);
   const scopes: readonly string[] = definition.scopes;
   if (scopes.length > 0 && !scopes.some((scope) => actor.scopes.includes(scope))) {
     throw new AppError("insufficient_scope", { requiredScopes: [...scopes], heldScopes: actor.scopes });

@@ -12,7 +12,6 @@ export const accountTools = [
       description:
         "The key (or connected app) in use: its scopes, the account (email, status, plan and its limits) and the rate-limit budget left.",
       operation: "getMe",
-      scope: "marea.read",
       input: z.strictObject({}),
       output: MeDto,
       annotations: READ_ONLY,
@@ -26,8 +25,6 @@ export const accountTools = [
       description:
         "Developer keys only. Creates an unverified merchant account for `email` and returns its first user key (shown once); a verification code is mailed to the address.",
       operation: "bootstrapUser",
-      scope: null,
-      isDeveloperOnly: true,
       input: BootstrapUserInput,
       output: BootstrapUserResponse,
       annotations: writes({ destructiveHint: false, idempotentHint: false, openWorldHint: true }),

@@ -3,14 +3,19 @@ import { SCOPES } from "./scopes";
 
 /** Accounts and keys (docs/api.md, "Accounts and keys"). */
 export const ACCOUNT_OPERATIONS = {
-  // A developer key bootstraps accounts; never an OAuth grant, whatever its scopes (docs/architecture.md,
-  // "Operations").
-  bootstrapUser: { scopes: [SCOPES.developerBootstrap], access: "write", via: ["api_key"] },
+  // A developer key bootstraps accounts; never a user key nor an OAuth grant, whatever their scopes
+  // (docs/architecture.md, "Operations").
+  bootstrapUser: {
+    scopes: [SCOPES.developerBootstrap],
+    access: "write",
+    via: ["api_key"],
+    kinds: ["developer"],
+  },
   issueUserKey: { scopes: [SCOPES.developerIssueUserKey], access: "write", via: ["api_key", "session"] },
   // The accounts a developer's keys bootstrapped (GraphQL `Me.bootstrappedUsers`).
   listBootstrappedUsers: { scopes: [SCOPES.developerRead], access: "read" },
   // The key's own identity and budget: a session has no key.
-  getMe: { scopes: [], access: "read", via: ["api_key", "oauth"] },
+  getMe: { scopes: [], access: "read", via: ["api_key", "oauth"], oauthScope: "marea.read" },
   verifyEmail: { scopes: [SCOPES.meVerify], access: "write", via: ["api_key", "oauth"] },
   resendVerification: { scopes: [SCOPES.meResendVerification], access: "write" },
   cancelAccount: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },

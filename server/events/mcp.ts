@@ -14,7 +14,6 @@ export const eventTools = [
       description:
         "The events your webhook endpoints are entitled to, newest first (30 days), each with the exact envelope JSON its deliveries carry. `undeliveredTo` (an endpoint id) lists what that endpoint was due and has not answered 2xx for. Filters: `types`, `createdGte`, `createdLt`. Pass `nextCursor` as `cursor` for the next page. Reading sends nothing.",
       operation: "listEvents",
-      scope: "marea.read",
       input: ListEventsInput,
       output: EventList,
       annotations: READ_ONLY,

@@ -9,6 +9,6 @@ import type { OperationDefinition } from "@/server/operations";
 const EVENT_READ_SCOPES = [SCOPES.developerRead, SCOPES.developerWebhooks, SCOPES.catalogRead];
 
 export const EVENT_OPERATIONS = {
-  listEvents: { scopes: EVENT_READ_SCOPES, access: "read" },
+  listEvents: { scopes: EVENT_READ_SCOPES, access: "read", oauthScope: "marea.read" },
   getEvent: { scopes: EVENT_READ_SCOPES, access: "read" },
 } as const satisfies Record<string, OperationDefinition>;

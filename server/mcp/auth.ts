@@ -7,6 +7,7 @@ import { ALL_MCP_SCOPES, KEY_SCOPE_FOR, type McpScope, normalizeScopes } from "@
 import { resolveAccessToken } from "@/server/oauth/service";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
 import { findTool } from "./registry";
+import { oauthScopeOf } from "./tool";
 
 /**
  * Who is calling `{mcp_url}` (docs/mcp.md, "Authentication"): a static key (`mk_user_*`, `mk_dev_*`) or an OAuth
@@ -120,7 +121,8 @@ export function requiredScopeOf(message: unknown): McpScope | null {
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
   if (method === "tools/call" && typeof params?.name === "string")
     return findTool(params.name)?.scope ?? null;
-  if (method === "resources/list" || method === "resources/read") return "marea.read";
+  if (method === "resources/list") return oauthScopeOf("listStorefronts");
+  if (method === "resources/read") return oauthScopeOf("getStorefront");
   return null;
 }
 

@@ -1,16 +1,17 @@
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { assertAvailableTo } from "@/server/accounts/authorize";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { AppError, type Language } from "@/server/errors";
+import type { AppError, Language } from "@/server/errors";
 import { toAppError } from "@/server/kit/errors";
 import { getStorefront, listStorefronts } from "@/server/storefronts/service";
 import { id, parseInput } from "@/server/validation";
 import { mcpErrorObject } from "./errors";
-import { canSeeTool, findTool, listToolsFor, type ToolListing } from "./registry";
+import { findTool, listToolsFor, type ToolListing } from "./registry";
 
 /**
- * What the MCP methods do, for both protocol eras (docs/mcp.md, "Protocol versions"): the SDK's transport
- * serves the handshake-based revisions (2025-03-26 to 2025-11-25) and `modern.ts` the stateless 2026-07-28 one;
- * both call these.
+ * What the MCP methods do, for every protocol revision (docs/mcp.md, "Protocol versions"): `server.ts` registers
+ * them on the SDK's server, which serves the stateless 2026-07-28 revision and the handshake-based ones alike.
  */
 
 /** The caller of one MCP request: its actor, and what the request's context is made from. */
@@ -31,23 +32,15 @@ export const INSTRUCTIONS =
   "a stable `code`, a `message` and the `param` at fault. Publishing needs a verified account on a plan that " +
   "can publish.";
 
-/** A JSON-RPC error the protocol defines (an unknown tool or resource), not a tool failure. */
-export class McpProtocolError extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.name = "McpProtocolError";
-    this.code = code;
-  }
-}
+const INVALID_PARAMS = ProtocolErrorCode.InvalidParams;
 
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-
-/** A catalogue error outside a tool call: a JSON-RPC error whose message is the catalogue's error object. */
-function protocolErrorOf(error: AppError, call: McpCall): McpProtocolError {
-  return new McpProtocolError(
-    error.status >= 500 ? INTERNAL_ERROR : INVALID_PARAMS,
+/**
+ * A catalogue error outside a tool call: a JSON-RPC error (the SDK's `ProtocolError`, which it answers with its
+ * code) whose message is the catalogue's error object.
+ */
+function protocolErrorOf(error: AppError, call: McpCall): ProtocolError {
+  return new ProtocolError(
+    error.status >= 500 ? ProtocolErrorCode.InternalError : INVALID_PARAMS,
     JSON.stringify(mcpErrorObject(error, call)),
   );
 }
@@ -90,18 +83,11 @@ function failureOf(error: unknown, call: McpCall, name: string): AppError {
  */
 export async function callTool(call: McpCall, name: string, args: unknown): Promise<CallToolResult> {
   const definition = findTool(name);
-  if (!definition) throw new McpProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
-  if (!canSeeTool(definition, call.actor))
-    return errorResult(
-      new AppError("insufficient_scope", {
-        detail: `${name} needs a developer key (mk_dev_…); it is never available to user keys or OAuth apps.`,
-        requiredScopes: ["developer:bootstrap"],
-        heldScopes: call.actor.scopes,
-      }),
-      call,
-    );
+  if (!definition) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
   const ctx = contextOf(call);
   try {
+    // A tool not open to the caller (its operation's door and kind) is refused before its arguments are read.
+    assertAvailableTo(call.actor, definition.operation);
     const input = parseInput(definition.input, args ?? {}, call.language);
     const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
     ctx.runAfterCommit();
@@ -145,7 +131,7 @@ export async function listResources(call: McpCall) {
 /** `resources/read`: a storefront resource; an unknown URI or storefront is a protocol error (invalid params). */
 export async function readResource(call: McpCall, uri: string) {
   const storefrontId = storefrontIdOf(uri);
-  if (storefrontId === null) throw new McpProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
+  if (storefrontId === null) throw new ProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
   const ctx = contextOf(call);
   try {
     const storefront = await getStorefront(ctx, { storefrontId });

@@ -9,15 +9,13 @@ import { newId } from "@/server/lib/ids";
 import { mcpUrl } from "@/server/oauth/urls";
 import { assertOAuthScopes, authenticateMcpRequest, McpHttpError } from "./auth";
 import type { McpCall } from "./handlers";
-import { handleLegacyRequest } from "./legacy";
-import { handleModernRequest, isModernRequest } from "./modern";
+import { serveMcp } from "./server";
 
 /**
  * `{mcp_url}` (docs/mcp.md): MCP over Streamable HTTP, stateless, in a route handler. In this order: Host and
  * Origin (DNS-rebinding protection) -> authentication and rate limiting (a static key or an OAuth token) -> body
  * (1 MiB at most, read through the capped reader, JSON; one message: a batch is refused) -> over OAuth, the scope
- * the method needs (403 step-up) -> the protocol era (2026-07-28 per-request metadata, or the handshake-based
- * revisions through the SDK) -> the handlers.
+ * the method needs (403 step-up) -> the official SDK (`server.ts`: both protocol eras) -> the handlers.
  */
 
 export const MAX_MCP_BODY_BYTES = BODY_LIMITS.api;
@@ -68,34 +66,6 @@ function rpcRefusal(status: number, code: number, message: string, state: State)
   );
 }
 
-/**
- * A `tools/call` whose params are not `{name: string, arguments?: object}` is the client's mistake: JSON-RPC
- * invalid params (-32602), answered here for both eras (the SDK would call it an internal error).
- */
-function malformedToolCall(body: unknown): Response | null {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
-  if (method !== "tools/call") return null;
-  const args = (params as { arguments?: unknown } | null)?.arguments;
-  const isValid =
-    typeof params === "object" &&
-    params !== null &&
-    typeof (params as { name?: unknown }).name === "string" &&
-    (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args)));
-  if (isValid) return null;
-  return new Response(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: typeof id === "string" || typeof id === "number" ? id : null,
-      error: {
-        code: -32602,
-        message: "Invalid params: tools/call takes {name: string, arguments?: object}.",
-      },
-    }),
-    { status: 200, headers: { "content-type": "application/json" } },
-  );
-}
-
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
@@ -142,8 +112,6 @@ export async function handleMcpRequest(
         state,
       );
     assertOAuthScopes(auth, [body]);
-    const malformed = malformedToolCall(body);
-    if (malformed) return withHeaders(malformed, { ...state.headers, "x-request-id": state.requestId });
 
     const call: McpCall = {
       db,
@@ -153,10 +121,7 @@ export async function handleMcpRequest(
       now,
       usage: auth.usage,
     };
-    const isModern = isModernRequest(request.headers.get("mcp-protocol-version"), body);
-    const response = isModern
-      ? await handleModernRequest(request, body, call)
-      : await handleLegacyRequest(request, body, call);
+    const response = await serveMcp(request, body, call);
     return withHeaders(response, { ...state.headers, "x-request-id": state.requestId });
   } catch (error) {
     if (error instanceof McpHttpError) return refusal(error.error, state, error.headers);

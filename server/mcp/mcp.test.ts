@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/accounts/tables";
@@ -15,7 +15,7 @@ import { awayFromMinuteEdge, call } from "@/server/testing/api";
 import { createTestEndpoint } from "@/server/webhooks/testing";
 import { handleMcpRequest } from "./http";
 import { TOOLS } from "./registry";
-import { connectClient } from "./testing";
+import { CLIENT_ERAS, connectClient } from "./testing";
 
 // docs/mcp.md, "Tools" and "Authentication": the MCP endpoint in-process, driven by the official client SDK.
 
@@ -25,8 +25,6 @@ let storefrontId: string;
 let productId: string;
 let orderId: string;
 let endpointId: string;
-let userClient: Client;
-let developerClient: Client;
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: unknown };
 
@@ -60,46 +58,6 @@ beforeAll(async () => {
     body: { type: "order.created" },
   });
   expect(fired.status).toBe(202);
-  userClient = await connectClient(merchant.userKey);
-  developerClient = await connectClient(developer.key);
-});
-
-afterAll(async () => {
-  await userClient?.close();
-  await developerClient?.close();
-});
-
-describe("tools/list", () => {
-  it("a user key sees every tool but marea.bootstrap_user; a developer key sees it too", async () => {
-    const names = (await userClient.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(TOOLS.map((t) => t.name).filter((name) => name !== "marea.bootstrap_user"));
-    expect(names).toHaveLength(16);
-    const developerNames = (await developerClient.listTools()).tools.map((t) => t.name);
-    expect(developerNames).toContain("marea.bootstrap_user");
-    expect(developerNames).toHaveLength(17);
-  });
-
-  it("every tool has an object input schema, an output schema and truthful annotations", async () => {
-    const { tools } = await developerClient.listTools();
-    for (const listed of tools) {
-      expect(listed.inputSchema.type, listed.name).toBe("object");
-      expect(listed.outputSchema?.type, listed.name).toBe("object");
-      const annotations = listed.annotations ?? {};
-      const isRead = /^marea\.(get|list)_/.test(listed.name);
-      expect(annotations.readOnlyHint, listed.name).toBe(isRead);
-      if (isRead) expect(annotations.destructiveHint, listed.name).toBe(false);
-    }
-    const byName = new Map(tools.map((t) => [t.name, t.annotations]));
-    expect(byName.get("marea.delete_product")).toMatchObject({ destructiveHint: true, idempotentHint: true });
-    expect(byName.get("marea.create_storefront")).toMatchObject({
-      destructiveHint: false,
-      idempotentHint: false,
-    });
-    expect(byName.get("marea.publish_storefront")).toMatchObject({
-      destructiveHint: false,
-      idempotentHint: true,
-    });
-  });
 });
 
 describe("the tool registry", () => {
@@ -121,198 +79,284 @@ describe("the tool registry", () => {
   });
 });
 
-describe("each read tool answers what the same read over /v1 answers", () => {
-  const reads: Array<
-    [string, () => Record<string, unknown>, () => string, (body: Record<string, unknown>) => unknown]
-  > = [
-    ["marea.list_storefronts", () => ({}), () => "/v1/storefronts", (body: Record<string, unknown>) => body],
-    [
-      "marea.get_storefront",
-      () => ({ storefrontId }),
-      () => `/v1/storefronts/${storefrontId}`,
-      (body: Record<string, unknown>) => body.storefront,
-    ],
-    [
-      "marea.list_products",
-      () => ({ storefrontId, limit: 5 }),
-      () => `/v1/storefronts/${storefrontId}/products?limit=5`,
-      (body: Record<string, unknown>) => body,
-    ],
-    [
-      "marea.list_orders",
-      () => ({ storefrontId }),
-      () => `/v1/storefronts/${storefrontId}/orders`,
-      (body: Record<string, unknown>) => body,
-    ],
-  ];
-  it.each(reads)("%s", async (name, args, path, shape) => {
-    const result = await tool(userClient, name, args());
-    expect(result.isError).toBeFalsy();
-    const rest = await call("GET", path(), { key: merchant.userKey });
-    expect(rest.status).toBe(200);
-    expect(result.structuredContent).toEqual(shape(rest.body));
+// The same suites for each era a client of the official SDK speaks: the 2025 handshake and the stateless 2026-07-28
+// revision must answer alike (docs/mcp.md, "Protocol versions").
+describe.each(CLIENT_ERAS)("the official client, %s era", (era) => {
+  let userClient: Client;
+  let developerClient: Client;
+
+  beforeAll(async () => {
+    userClient = await connectClient(merchant.userKey, { era });
+    developerClient = await connectClient(developer.key, { era });
   });
 
-  it("marea.get_me: the same identity and limits as GET /v1/me", async () => {
-    const result = await tool(userClient, "marea.get_me");
-    const rest = await call("GET", "/v1/me", { key: merchant.userKey });
-    const withoutBudget = (me: Record<string, unknown>) => ({ ...me, rateLimit: undefined });
-    expect(withoutBudget(result.structuredContent ?? {})).toEqual(withoutBudget(rest.body));
-    expect(result.structuredContent?.rateLimit).toMatchObject({ rpm: 100_000 });
+  afterAll(async () => {
+    await userClient?.close();
+    await developerClient?.close();
   });
 
-  it("marea.list_webhook_endpoints and marea.list_deliveries (a developer key: its developer endpoints)", async () => {
-    const endpoints = await tool(developerClient, "marea.list_webhook_endpoints");
-    const rest = await call("GET", "/v1/webhook_endpoints", { key: developer.key });
-    expect(endpoints.structuredContent).toEqual(rest.body);
-    expect((endpoints.structuredContent?.data as unknown[] | undefined)?.length).toBe(1);
-    const deliveries = await tool(developerClient, "marea.list_deliveries", { endpointId });
-    const restDeliveries = await call("GET", `/v1/webhook_endpoints/${endpointId}/deliveries`, {
-      key: developer.key,
+  describe("tools/list", () => {
+    it("a user key sees every tool but marea.bootstrap_user; a developer key sees it too", async () => {
+      const names = (await userClient.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(TOOLS.map((t) => t.name).filter((name) => name !== "marea.bootstrap_user"));
+      expect(names).toHaveLength(16);
+      const developerNames = (await developerClient.listTools()).tools.map((t) => t.name);
+      expect(developerNames).toContain("marea.bootstrap_user");
+      expect(developerNames).toHaveLength(17);
     });
-    expect(restDeliveries.status).toBe(200);
-    expect(deliveries.structuredContent).toEqual(restDeliveries.body);
-    expect((deliveries.structuredContent?.data as unknown[] | undefined)?.length).toBe(1);
+
+    it("every tool has an object input schema, an output schema and truthful annotations", async () => {
+      const { tools } = await developerClient.listTools();
+      for (const listed of tools) {
+        expect(listed.inputSchema.type, listed.name).toBe("object");
+        expect(listed.outputSchema?.type, listed.name).toBe("object");
+        const annotations = listed.annotations ?? {};
+        const isRead = /^marea\.(get|list)_/.test(listed.name);
+        expect(annotations.readOnlyHint, listed.name).toBe(isRead);
+        if (isRead) expect(annotations.destructiveHint, listed.name).toBe(false);
+      }
+      const byName = new Map(tools.map((t) => [t.name, t.annotations]));
+      expect(byName.get("marea.delete_product")).toMatchObject({
+        destructiveHint: true,
+        idempotentHint: true,
+      });
+      expect(byName.get("marea.create_storefront")).toMatchObject({
+        destructiveHint: false,
+        idempotentHint: false,
+      });
+      expect(byName.get("marea.publish_storefront")).toMatchObject({
+        destructiveHint: false,
+        idempotentHint: true,
+      });
+    });
   });
 
-  it("a user key reads the account's merchant endpoints (none here)", async () => {
-    const endpoints = await tool(userClient, "marea.list_webhook_endpoints");
-    expect(endpoints.structuredContent).toEqual({ data: [], nextCursor: null });
+  describe("each read tool answers what the same read over /v1 answers", () => {
+    const reads: Array<
+      [string, () => Record<string, unknown>, () => string, (body: Record<string, unknown>) => unknown]
+    > = [
+      [
+        "marea.list_storefronts",
+        () => ({}),
+        () => "/v1/storefronts",
+        (body: Record<string, unknown>) => body,
+      ],
+      [
+        "marea.get_storefront",
+        () => ({ storefrontId }),
+        () => `/v1/storefronts/${storefrontId}`,
+        (body: Record<string, unknown>) => body.storefront,
+      ],
+      [
+        "marea.list_products",
+        () => ({ storefrontId, limit: 5 }),
+        () => `/v1/storefronts/${storefrontId}/products?limit=5`,
+        (body: Record<string, unknown>) => body,
+      ],
+      [
+        "marea.list_orders",
+        () => ({ storefrontId }),
+        () => `/v1/storefronts/${storefrontId}/orders`,
+        (body: Record<string, unknown>) => body,
+      ],
+    ];
+    it.each(reads)("%s", async (name, args, path, shape) => {
+      const result = await tool(userClient, name, args());
+      expect(result.isError).toBeFalsy();
+      const rest = await call("GET", path(), { key: merchant.userKey });
+      expect(rest.status).toBe(200);
+      expect(result.structuredContent).toEqual(shape(rest.body));
+    });
+
+    it("marea.get_me: the same identity and limits as GET /v1/me", async () => {
+      const result = await tool(userClient, "marea.get_me");
+      const rest = await call("GET", "/v1/me", { key: merchant.userKey });
+      const withoutBudget = (me: Record<string, unknown>) => ({ ...me, rateLimit: undefined });
+      expect(withoutBudget(result.structuredContent ?? {})).toEqual(withoutBudget(rest.body));
+      expect(result.structuredContent?.rateLimit).toMatchObject({ rpm: 100_000 });
+    });
+
+    it("marea.list_webhook_endpoints and marea.list_deliveries (a developer key: its developer endpoints)", async () => {
+      const endpoints = await tool(developerClient, "marea.list_webhook_endpoints");
+      const rest = await call("GET", "/v1/webhook_endpoints", { key: developer.key });
+      expect(endpoints.structuredContent).toEqual(rest.body);
+      expect((endpoints.structuredContent?.data as unknown[] | undefined)?.length).toBe(1);
+      const deliveries = await tool(developerClient, "marea.list_deliveries", { endpointId });
+      const restDeliveries = await call("GET", `/v1/webhook_endpoints/${endpointId}/deliveries`, {
+        key: developer.key,
+      });
+      expect(restDeliveries.status).toBe(200);
+      expect(deliveries.structuredContent).toEqual(restDeliveries.body);
+      expect((deliveries.structuredContent?.data as unknown[] | undefined)?.length).toBe(1);
+    });
+
+    it("a user key reads the account's merchant endpoints (none here)", async () => {
+      const endpoints = await tool(userClient, "marea.list_webhook_endpoints");
+      expect(endpoints.structuredContent).toEqual({ data: [], nextCursor: null });
+    });
   });
-});
 
-describe("write tools change what /v1 then reads", () => {
-  it("create, update, publish and unpublish a storefront", async () => {
-    const created = await tool(userClient, "marea.create_storefront", {
-      name: "Café Marea",
-      currency: "MXN",
-      products: [{ title: "Latte", price: 45 }],
-    });
-    expect(created.isError).toBeFalsy();
-    const storefront = created.structuredContent?.storefront as { id: string; updatedAt: string };
-    expect((created.structuredContent?.products as unknown[] | undefined)?.length).toBe(1);
+  describe("write tools change what /v1 then reads", () => {
+    it("create, update, publish and unpublish a storefront", async () => {
+      const created = await tool(userClient, "marea.create_storefront", {
+        name: "Café Marea",
+        currency: "MXN",
+        products: [{ title: "Latte", price: 45 }],
+      });
+      expect(created.isError).toBeFalsy();
+      const storefront = created.structuredContent?.storefront as { id: string; updatedAt: string };
+      expect((created.structuredContent?.products as unknown[] | undefined)?.length).toBe(1);
 
-    const updated = await tool(userClient, "marea.update_storefront", {
-      storefrontId: storefront.id,
-      patch: { name: "Café Marea Centro" },
-      expectedUpdatedAt: storefront.updatedAt,
-    });
-    expect(updated.structuredContent?.name).toBe("Café Marea Centro");
-    const stale = errorOf(
-      await tool(userClient, "marea.update_storefront", {
+      const updated = await tool(userClient, "marea.update_storefront", {
         storefrontId: storefront.id,
-        patch: { name: "Late" },
+        patch: { name: "Café Marea Centro" },
         expectedUpdatedAt: storefront.updatedAt,
-      }),
-    );
-    expect(stale.code).toBe("storefront_conflict");
+      });
+      expect(updated.structuredContent?.name).toBe("Café Marea Centro");
+      const stale = errorOf(
+        await tool(userClient, "marea.update_storefront", {
+          storefrontId: storefront.id,
+          patch: { name: "Late" },
+          expectedUpdatedAt: storefront.updatedAt,
+        }),
+      );
+      expect(stale.code).toBe("storefront_conflict");
 
-    const published = await tool(userClient, "marea.publish_storefront", { storefrontId: storefront.id });
-    expect(published.structuredContent?.published).toBe(true);
-    const rest = await call("GET", `/v1/storefronts/${storefront.id}`, { key: merchant.userKey });
-    expect((rest.body as { storefront: unknown }).storefront).toEqual(published.structuredContent);
-    const unpublished = await tool(userClient, "marea.unpublish_storefront", { storefrontId: storefront.id });
-    const restAfter = await call("GET", `/v1/storefronts/${storefront.id}`, { key: merchant.userKey });
-    expect((restAfter.body as { storefront: unknown }).storefront).toEqual(unpublished.structuredContent);
-  });
+      const published = await tool(userClient, "marea.publish_storefront", { storefrontId: storefront.id });
+      expect(published.structuredContent?.published).toBe(true);
+      const rest = await call("GET", `/v1/storefronts/${storefront.id}`, { key: merchant.userKey });
+      expect((rest.body as { storefront: unknown }).storefront).toEqual(published.structuredContent);
+      const unpublished = await tool(userClient, "marea.unpublish_storefront", {
+        storefrontId: storefront.id,
+      });
+      const restAfter = await call("GET", `/v1/storefronts/${storefront.id}`, { key: merchant.userKey });
+      expect((restAfter.body as { storefront: unknown }).storefront).toEqual(unpublished.structuredContent);
+    });
 
-  it("create, update and delete a product; update an order's status", async () => {
-    const created = await tool(userClient, "marea.create_product", {
-      storefrontId,
-      product: { title: "Gringa", price: 60 },
-    });
-    const product = created.structuredContent as { id: string };
-    const updated = await tool(userClient, "marea.update_product", {
-      storefrontId,
-      productId: product.id,
-      patch: { price: 65 },
-    });
-    expect(updated.structuredContent?.price).toBe(65);
-    const rest = await call("GET", `/v1/storefronts/${storefrontId}/products/${product.id}`, {
-      key: merchant.userKey,
-    });
-    expect((rest.body as { product: unknown }).product).toEqual(updated.structuredContent);
-    const deleted = await tool(userClient, "marea.delete_product", { storefrontId, productId: product.id });
-    expect(deleted.structuredContent).toEqual({ id: product.id, deleted: true });
-    expect(
-      (await call("GET", `/v1/storefronts/${storefrontId}/products/${product.id}`, { key: merchant.userKey }))
-        .status,
-    ).toBe(404);
-
-    const order = await tool(userClient, "marea.update_order_status", {
-      orderId,
-      change: { orderStatus: "accepted" },
-    });
-    expect(order.isError).toBeFalsy();
-    const restOrder = await call("GET", `/v1/orders/${orderId}`, { key: merchant.userKey });
-    expect((restOrder.body as { order: unknown }).order).toEqual(order.structuredContent);
-  });
-});
-
-describe("errors are isError results carrying the catalogue's code, localized message and param", () => {
-  it("an unknown storefront: storefront_not_found", async () => {
-    const error = errorOf(await tool(userClient, "marea.get_storefront", { storefrontId: "stf_nope" }));
-    expect(error).toMatchObject({
-      code: "storefront_not_found",
-      type: "not_found",
-      message: ERROR_CATALOGUE.storefront_not_found.messages.en,
-    });
-    expect(error.requestId).toMatch(/^req_/);
-  });
-
-  it("a bad argument: invalid_request with the JSON path in param, in the caller's language", async () => {
-    const spanish = await connectClient(merchant.userKey, { headers: { "accept-language": "es" } });
-    const error = errorOf(
-      await tool(spanish, "marea.update_storefront", {
+    it("create, update and delete a product; update an order's status", async () => {
+      const created = await tool(userClient, "marea.create_product", {
         storefrontId,
-        patch: { delivery: { ranges: [{ fromKm: "x" }] } },
-      }),
-    );
-    expect(error.code).toBe("invalid_request");
-    expect(error.param).toMatch(/^patch\.delivery/);
-    expect(String(error.message)).toMatch(/^La solicitud no es válida\./);
-    await spanish.close();
+        product: { title: "Gringa", price: 60 },
+      });
+      const product = created.structuredContent as { id: string };
+      const updated = await tool(userClient, "marea.update_product", {
+        storefrontId,
+        productId: product.id,
+        patch: { price: 65 },
+      });
+      expect(updated.structuredContent?.price).toBe(65);
+      const rest = await call("GET", `/v1/storefronts/${storefrontId}/products/${product.id}`, {
+        key: merchant.userKey,
+      });
+      expect((rest.body as { product: unknown }).product).toEqual(updated.structuredContent);
+      const deleted = await tool(userClient, "marea.delete_product", { storefrontId, productId: product.id });
+      expect(deleted.structuredContent).toEqual({ id: product.id, deleted: true });
+      expect(
+        (
+          await call("GET", `/v1/storefronts/${storefrontId}/products/${product.id}`, {
+            key: merchant.userKey,
+          })
+        ).status,
+      ).toBe(404);
+
+      const order = await tool(userClient, "marea.update_order_status", {
+        orderId,
+        change: { orderStatus: "accepted" },
+      });
+      expect(order.isError).toBeFalsy();
+      const restOrder = await call("GET", `/v1/orders/${orderId}`, { key: merchant.userKey });
+      expect((restOrder.body as { order: unknown }).order).toEqual(order.structuredContent);
+    });
   });
 
-  it("a tool the key has no scope for: insufficient_scope with requiredScopes", async () => {
-    const error = errorOf(await tool(developerClient, "marea.list_storefronts"));
-    expect(error).toMatchObject({ code: "insufficient_scope", requiredScopes: ["catalog:read"] });
+  describe("errors are isError results carrying the catalogue's code, localized message and param", () => {
+    it("an unknown storefront: storefront_not_found", async () => {
+      const error = errorOf(await tool(userClient, "marea.get_storefront", { storefrontId: "stf_nope" }));
+      expect(error).toMatchObject({
+        code: "storefront_not_found",
+        type: "not_found",
+        message: ERROR_CATALOGUE.storefront_not_found.messages.en,
+      });
+      expect(error.requestId).toMatch(/^req_/);
+    });
+
+    it("a bad argument: invalid_request with the JSON path in param, in the caller's language", async () => {
+      const spanish = await connectClient(merchant.userKey, { era, headers: { "accept-language": "es" } });
+      const error = errorOf(
+        await tool(spanish, "marea.update_storefront", {
+          storefrontId,
+          patch: { delivery: { ranges: [{ fromKm: "x" }] } },
+        }),
+      );
+      expect(error.code).toBe("invalid_request");
+      expect(error.param).toMatch(/^patch\.delivery/);
+      expect(String(error.message)).toMatch(/^La solicitud no es válida\./);
+      await spanish.close();
+    });
+
+    it("a tool the key has no scope for: insufficient_scope with requiredScopes", async () => {
+      const error = errorOf(await tool(developerClient, "marea.list_storefronts"));
+      expect(error).toMatchObject({ code: "insufficient_scope", requiredScopes: ["catalog:read"] });
+    });
+
+    it("an unknown tool is a protocol error, not a tool result", async () => {
+      await expect(tool(userClient, "marea.nope")).rejects.toThrow(/Unknown tool/);
+    });
   });
 
-  it("an unknown tool is a protocol error, not a tool result", async () => {
-    await expect(tool(userClient, "marea.nope")).rejects.toThrow(/Unknown tool/);
-  });
-});
+  describe("marea.bootstrap_user: developer keys only, never over OAuth", () => {
+    it("a developer key bootstraps a merchant", async () => {
+      const result = await tool(developerClient, "marea.bootstrap_user", {
+        email: `mcp-boot-${era}@example.com`,
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ user: { email: `mcp-boot-${era}@example.com` } });
+      expect(result.structuredContent?.userKey).toMatch(/^mk_user_/);
+    });
 
-describe("marea.bootstrap_user: developer keys only, never over OAuth", () => {
-  it("a developer key bootstraps a merchant", async () => {
-    const result = await tool(developerClient, "marea.bootstrap_user", { email: "mcp-boot@example.com" });
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ user: { email: "mcp-boot@example.com" } });
-    expect(result.structuredContent?.userKey).toMatch(/^mk_user_/);
-  });
+    it("a user key gets insufficient_scope", async () => {
+      const error = errorOf(await tool(userClient, "marea.bootstrap_user", { email: "nope@example.com" }));
+      expect(error.code).toBe("insufficient_scope");
+    });
 
-  it("a user key gets insufficient_scope", async () => {
-    const error = errorOf(await tool(userClient, "marea.bootstrap_user", { email: "nope@example.com" }));
-    expect(error.code).toBe("insufficient_scope");
-  });
+    it("a user key never sees or reaches it, even holding developer:bootstrap (the operation's kinds)", async () => {
+      const owner = await createMerchant({ verified: true });
+      await (await dbReady())
+        .update(apiKeys)
+        .set({ scopes: ["catalog:read", "catalog:write", "developer:bootstrap"] })
+        .where(eq(apiKeys.accountId, owner.userId));
+      const client = await connectClient(owner.userKey, { era });
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("marea.bootstrap_user");
+      const error = errorOf(
+        await tool(client, "marea.bootstrap_user", { email: `kind-boot-${era}@example.com` }),
+      );
+      expect(error.code).toBe("insufficient_scope");
+      await client.close();
+      const rest = await call("POST", "/v1/users", {
+        key: owner.userKey,
+        body: { email: `kind-boot-rest-${era}@example.com` },
+      });
+      expect(rest.status).toBe(403);
+      expect((rest.body as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    });
 
-  it("an OAuth app never sees or reaches it, even when its key holds developer:bootstrap", async () => {
-    const owner = await createMerchant({ verified: true });
-    const { tokens } = await connectTestApp(owner.userId);
-    const db = await dbReady();
-    await db
-      .update(apiKeys)
-      .set({
-        scopes: ["catalog:read", "catalog:write", "storefront:publish", "developer:bootstrap"],
-        rpm: 100_000,
-      })
-      .where(eq(apiKeys.source, "oauth"));
-    const app = await connectClient(tokens.access_token);
-    expect((await app.listTools()).tools.map((t) => t.name)).not.toContain("marea.bootstrap_user");
-    const error = errorOf(await tool(app, "marea.bootstrap_user", { email: "oauth-boot@example.com" }));
-    expect(error.code).toBe("insufficient_scope");
-    await app.close();
+    it("an OAuth app never sees or reaches it, even when its key holds developer:bootstrap", async () => {
+      const owner = await createMerchant({ verified: true });
+      const { tokens } = await connectTestApp(owner.userId);
+      const db = await dbReady();
+      await db
+        .update(apiKeys)
+        .set({
+          scopes: ["catalog:read", "catalog:write", "storefront:publish", "developer:bootstrap"],
+          rpm: 100_000,
+        })
+        .where(eq(apiKeys.source, "oauth"));
+      const app = await connectClient(tokens.access_token, { era });
+      expect((await app.listTools()).tools.map((t) => t.name)).not.toContain("marea.bootstrap_user");
+      const error = errorOf(await tool(app, "marea.bootstrap_user", { email: "oauth-boot@example.com" }));
+      expect(error.code).toBe("insufficient_scope");
+      await app.close();
+    });
   });
 });
 
@@ -430,6 +474,24 @@ describe("authentication and the RFC 9728 challenge", () => {
     );
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("params a method's schema refuses are the client's mistake (docs/mcp.md, \"Errors\")", () => {
+  it.each([
+    ["resources/read", { uri: 5 }],
+    ["tools/call", { name: 5 }],
+    ["tools/call", { name: "marea.get_me", arguments: [1] }],
+    ["initialize", { protocolVersion: 5, capabilities: {}, clientInfo: { name: "t", version: "1" } }],
+  ])("%s %j: JSON-RPC invalid params (-32602), never an internal error", async (method, params) => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 7, method, params },
+      { authorization: `Bearer ${merchant.userKey}` },
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: unknown; error: { code: number } };
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32602);
   });
 });
 

@@ -3,6 +3,7 @@ import { connectTestApp } from "@/server/oauth/testing";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { handleMcpRequest } from "./http";
+import { connectClient } from "./testing";
 
 // docs/mcp.md, "Protocol versions": the stateless revision 2026-07-28 beside the handshake-based ones, on the same
 // endpoint, with the same tools, errors and authorization.
@@ -144,6 +145,20 @@ describe("MCP 2026-07-28 (stateless, no handshake)", () => {
     expect(unknown.body?.error.code).toBe(-32601);
     const notification = await answer(modern("notifications/progress", {}, { id: null }));
     expect(notification.status).toBe(202);
+  });
+
+  it("params a method's schema refuses: JSON-RPC invalid params (-32602), never an internal error", async () => {
+    const res = await answer(modern("resources/read", { uri: 5 }, { headers: { "mcp-name": "5" } }));
+    expect(res.status).toBe(200);
+    expect(res.body?.error.code).toBe(-32602);
+  });
+
+  it("the official client probing with server/discover (auto) settles on 2026-07-28 and calls tools", async () => {
+    const client = await connectClient(merchant.userKey, { era: "auto" });
+    expect(client.getNegotiatedProtocolVersion()).toBe(VERSION);
+    const got = await client.callTool({ name: "marea.get_storefront", arguments: { storefrontId } });
+    expect((got.structuredContent as { id: string }).id).toBe(storefrontId);
+    await client.close();
   });
 
   it("the same authorization: 401 challenge, and the OAuth step-up 403", async () => {

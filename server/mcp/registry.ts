@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isAvailableTo } from "@/server/accounts/authorize";
 import { accountTools } from "@/server/accounts/mcp";
 import type { Actor } from "@/server/context";
 import { eventTools } from "@/server/events/mcp";
@@ -25,10 +26,12 @@ export function findTool(name: string): ToolDefinition | undefined {
   return BY_NAME.get(name);
 }
 
-/** Developer-only tools are for a developer key (`mk_dev_*`) over its own door, never an OAuth app's token. */
+/**
+ * A tool is listed when its operation is open to the caller (its door and kind, from the operations table:
+ * `marea.bootstrap_user` only for developer keys); scopes decide when it runs.
+ */
 export function canSeeTool(definition: ToolDefinition, actor: Actor): boolean {
-  if (!definition.isDeveloperOnly) return true;
-  return actor.via.type === "api_key" && actor.kind === "developer";
+  return isAvailableTo(actor, definition.operation);
 }
 
 /** A tool as `tools/list` describes it. */
@@ -36,19 +39,22 @@ export type ToolListing = {
   name: string;
   title: string;
   description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
   annotations: ToolDefinition["annotations"] & { title: string };
 };
 
+/** A tool's input and output are JSON objects (every tool's schema is a `z.object`). */
+type ObjectSchema = { type: "object"; [keyword: string]: unknown };
+
 // Inline JSON Schema (no $ref to shared ids): what every client revision can read.
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): ObjectSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     io,
     unrepresentable: "any",
     metadata: z.registry(),
   }) as Record<string, unknown>;
-  return rest;
+  return { ...rest, type: "object" };
 }
 
 let listings: ToolListing[] | undefined;

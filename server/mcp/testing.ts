@@ -1,11 +1,12 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import {
+  Client,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { handleV1Request } from "@/server/http/router";
 import {
   handleAuthorizationServerMetadata,
@@ -38,12 +39,34 @@ export async function inProcessFetch(input: string | URL | Request, init?: Reque
   return new Response("not found", { status: 404 });
 }
 
+/**
+ * The protocol eras a client of the official SDK speaks (docs/mcp.md, "Protocol versions"): `legacy`, the 2025
+ * `initialize` handshake (the client's default, what today's clients send); `modern`, pinned to the stateless
+ * 2026-07-28 revision; `auto`, probing with `server/discover` first.
+ */
+export type ClientEra = "legacy" | "modern" | "auto";
+
+export const CLIENT_ERAS: readonly ClientEra[] = ["legacy", "modern"];
+
+function negotiationOf(era: ClientEra) {
+  if (era === "modern") return { mode: { pin: "2026-07-28" } } as const;
+  return { mode: era } as const;
+}
+
 /** An MCP client of the official SDK, connected to `{mcp_url}` with a bearer credential (a key or a token). */
 export async function connectClient(
   bearer: string,
-  options: { fetch?: typeof inProcessFetch; url?: string; headers?: Record<string, string> } = {},
+  options: {
+    fetch?: typeof inProcessFetch;
+    url?: string;
+    headers?: Record<string, string>;
+    era?: ClientEra;
+  } = {},
 ): Promise<Client> {
-  const client = new Client({ name: "marea-tests", version: "1.0.0" });
+  const client = new Client(
+    { name: "marea-tests", version: "1.0.0" },
+    { versionNegotiation: negotiationOf(options.era ?? "legacy") },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(options.url ?? mcpUrl()), {
     requestInit: { headers: { authorization: `Bearer ${bearer}`, ...options.headers } },
     fetch: options.fetch ?? inProcessFetch,
@@ -58,7 +81,12 @@ export async function connectClient(
  */
 export class TestOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | null = null;
-  private saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string } = {};
+  private saved: {
+    client?: OAuthClientInformationMixed;
+    tokens?: OAuthTokens;
+    verifier?: string;
+    discovery?: OAuthDiscoveryState;
+  } = {};
 
   constructor(
     private readonly options: {
@@ -120,9 +148,19 @@ export class TestOAuthProvider implements OAuthClientProvider {
     return this.saved.verifier;
   }
 
+  /** Kept with the verifier, so the SDK checks the callback's issuer against the server it started with. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.saved.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.saved.discovery;
+  }
+
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     if (scope === "all" || scope === "client") delete this.saved.client;
     if (scope === "all" || scope === "tokens") delete this.saved.tokens;
     if (scope === "all" || scope === "verifier") delete this.saved.verifier;
+    if (scope === "all" || scope === "discovery") delete this.saved.discovery;
   }
 }

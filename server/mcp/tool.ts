@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
 import type { McpScope } from "@/server/oauth/scopes";
-import type { OperationName } from "@/server/operations";
+import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
 
 /**
  * One MCP tool (docs/mcp.md, "Tools"): a few lines over ONE service function. The input schema is the service's
@@ -25,12 +25,10 @@ export type ToolDefinition = {
   /** The operation its service function authorizes (server/operations.ts). */
   operation: OperationName;
   /**
-   * The `marea.*` scope an OAuth token needs for it (docs/mcp.md, "Scopes"); null: never reachable over OAuth,
-   * whatever the scopes (absent from `tools/list` and refused on `tools/call`).
+   * The `marea.*` scope an OAuth token needs for it (docs/mcp.md, "Scopes"), read from its operation
+   * (`oauthScope`); null: its operation is closed to OAuth (`via`), so the tool is neither listed nor callable.
    */
   scope: McpScope | null;
-  /** Listed and callable only with a developer key (`mk_dev_*`). */
-  isDeveloperOnly: boolean;
   input: z.ZodType;
   output: z.ZodType;
   annotations: ToolAnnotations;
@@ -41,8 +39,6 @@ type ToolOptions<I extends z.ZodType, O extends z.ZodType> = {
   title: string;
   description: string;
   operation: OperationName;
-  scope: McpScope | null;
-  isDeveloperOnly?: boolean;
   input: I;
   output: O;
   annotations: ToolAnnotations;
@@ -54,12 +50,14 @@ export function tool<I extends z.ZodType, O extends z.ZodType>(
   options: ToolOptions<I, O>,
   run: (ctx: ServiceContext, input: z.output<I>) => Promise<z.input<O>>,
 ): ToolDefinition {
-  return {
-    name,
-    ...options,
-    isDeveloperOnly: options.isDeveloperOnly ?? false,
-    run: run as ToolDefinition["run"],
-  };
+  return { name, ...options, scope: oauthScopeOf(options.operation), run: run as ToolDefinition["run"] };
+}
+
+/** What an OAuth token needs for an operation, from the operations table: null when OAuth cannot reach it. */
+export function oauthScopeOf(operation: OperationName): McpScope | null {
+  const definition: OperationDefinition = OPERATIONS[operation];
+  if (definition.via && !definition.via.includes("oauth")) return null;
+  return definition.oauthScope ?? null;
 }
 
 /** Read-only tools, and the annotations of tools that change something. */

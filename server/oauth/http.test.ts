@@ -1,6 +1,4 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch, TestOAuthProvider } from "@/server/mcp/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
@@ -212,7 +210,7 @@ describe("the official client SDK's flow: 401 -> discovery -> dynamic registrati
     expect(callback.searchParams.get("iss")).toBe("http://localhost:3000");
     expect(callback.searchParams.get("state")).toBe("sdk-state");
 
-    await first.finishAuth(callback.searchParams.get("code") ?? "");
+    await first.finishAuth(callback.searchParams);
     const tokens = provider.tokens();
     expect(tokens?.access_token).toMatch(/^mcp_at_/);
 
@@ -311,7 +309,7 @@ describe("refresh-token reuse grace over the token endpoint", () => {
       requestId: consentUrl.searchParams.get("request") ?? "",
       approve: true,
     });
-    await transport.finishAuth(new URL(redirectTo).searchParams.get("code") ?? "");
+    await transport.finishAuth(new URL(redirectTo).searchParams);
     const clientId = provider.clientInformation()?.client_id ?? "";
     const refreshToken = provider.tokens()?.refresh_token ?? "";
 

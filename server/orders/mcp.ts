@@ -14,7 +14,6 @@ export const orderTools = [
       description:
         "A storefront's orders, oldest first, with items, customer, totals and status. Pass `nextCursor` as `cursor` for the next page.",
       operation: "listOrders",
-      scope: "marea.read",
       input: ListQuery.extend({ storefrontId: id() }),
       output: z.object({ data: z.array(OrderDto), nextCursor: z.string().nullable() }),
       annotations: READ_ONLY,
@@ -28,7 +27,6 @@ export const orderTools = [
       description:
         "Moves the order to a valid next `orderStatus` and/or sets a `customStatus`. A real change notifies the account's webhook endpoints (order.status_updated); cancelling puts the stock back.",
       operation: "updateOrderStatus",
-      scope: "marea.write",
       input: z.strictObject({ orderId: id(), change: UpdateOrderInput }),
       output: OrderDto,
       annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: true }),

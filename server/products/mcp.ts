@@ -15,7 +15,6 @@ export const productTools = [
       description:
         "A storefront's products, oldest first. Pass `nextCursor` as `cursor` for the next page (`limit` 1-100, default 20).",
       operation: "listProducts",
-      scope: "marea.read",
       input: ListQuery.extend({ storefrontId: id() }),
       output: ProductList,
       annotations: READ_ONLY,
@@ -29,7 +28,6 @@ export const productTools = [
       description:
         "Adds one product to a storefront (title and price required). Over the plan's product limit: plan_max_products_reached.",
       operation: "createProduct",
-      scope: "marea.write",
       input: z.strictObject({ storefrontId: id(), product: ProductManifest }),
       output: ProductDto,
       annotations: writes({ destructiveHint: false, idempotentHint: false, openWorldHint: false }),
@@ -43,7 +41,6 @@ export const productTools = [
       description:
         "Changes the fields given in `patch`; omitted fields are kept, null clears an optional field.",
       operation: "updateProduct",
-      scope: "marea.write",
       input: ProductParams.extend({ patch: UpdateProductInput }),
       output: ProductDto,
       annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: false }),
@@ -56,7 +53,6 @@ export const productTools = [
       title: "Delete a product",
       description: "Deletes a product from its storefront for good.",
       operation: "deleteProduct",
-      scope: "marea.write",
       input: ProductParams,
       output: DeletedResponse,
       annotations: writes({ destructiveHint: true, idempotentHint: true, openWorldHint: false }),

@@ -3,10 +3,10 @@ import type { OperationDefinition } from "@/server/operations";
 
 /** Products (docs/api.md, "Products"). */
 export const PRODUCT_OPERATIONS = {
-  createProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
+  createProduct: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
   createProductsBatch: { scopes: [SCOPES.catalogWrite], access: "write" },
-  listProducts: { scopes: [SCOPES.catalogRead], access: "read" },
+  listProducts: { scopes: [SCOPES.catalogRead], access: "read", oauthScope: "marea.read" },
   getProduct: { scopes: [SCOPES.catalogRead], access: "read" },
-  updateProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
-  deleteProduct: { scopes: [SCOPES.catalogWrite], access: "write" },
+  updateProduct: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
+  deleteProduct: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
 } as const satisfies Record<string, OperationDefinition>;

@@ -29,7 +29,6 @@ export const storefrontTools = [
       description:
         "The account's live storefronts, oldest first. Pass `nextCursor` as `cursor` for the next page (`limit` 1-100, default 20).",
       operation: "listStorefronts",
-      scope: "marea.read",
       input: ListQuery,
       output: StorefrontList,
       annotations: READ_ONLY,
@@ -43,7 +42,6 @@ export const storefrontTools = [
       description:
         "One storefront by id (`stf_…`): profile, branding, schedule, delivery, categories, publication state and `updatedAt`.",
       operation: "getStorefront",
-      scope: "marea.read",
       input: StorefrontParams,
       output: StorefrontDto,
       annotations: READ_ONLY,
@@ -57,7 +55,6 @@ export const storefrontTools = [
       description:
         "Creates a storefront (name and currency required; `whatsapp`, branding, schedule, delivery, categories optional) with up to 100 `products`. Products past the plan's limit come back in `rejected`.",
       operation: "createStorefront",
-      scope: "marea.write",
       input: CreateStorefrontInput,
       output: CreateStorefrontResponse,
       annotations: writes({ destructiveHint: false, idempotentHint: false, openWorldHint: false }),
@@ -74,7 +71,6 @@ export const storefrontTools = [
       description:
         "Deep-merges `patch` into the storefront; arrays replace, null clears an optional field. Send the `updatedAt` you read as `expectedUpdatedAt` to refuse the change if someone else changed it meanwhile (storefront_conflict).",
       operation: "updateStorefront",
-      scope: "marea.write",
       input: z.strictObject({
         storefrontId: id(),
         patch: UpdateStorefrontInput,
@@ -92,7 +88,6 @@ export const storefrontTools = [
       description:
         "Makes the storefront public at its slug (assigned from the name if unset). Needs a verified account on a plan that can publish (plan_cannot_publish otherwise). Publishing a published storefront changes nothing.",
       operation: "publishStorefront",
-      scope: "marea.publish",
       input: StorefrontParams,
       output: StorefrontDto,
       annotations: writes({ destructiveHint: false, idempotentHint: true, openWorldHint: false }),
@@ -105,7 +100,6 @@ export const storefrontTools = [
       title: "Unpublish a storefront",
       description: "Takes the storefront's public page down; its slug and content are kept.",
       operation: "unpublishStorefront",
-      scope: "marea.publish",
       input: StorefrontParams,
       output: StorefrontDto,
       annotations: writes({ destructiveHint: false, idempotentHint: true, openWorldHint: false }),

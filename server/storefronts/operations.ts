@@ -3,13 +3,13 @@ import type { OperationDefinition } from "@/server/operations";
 
 /** Storefronts (docs/api.md, "Storefronts"). */
 export const STOREFRONT_OPERATIONS = {
-  createStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
-  listStorefronts: { scopes: [SCOPES.catalogRead], access: "read" },
-  getStorefront: { scopes: [SCOPES.catalogRead], access: "read" },
-  updateStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
+  createStorefront: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
+  listStorefronts: { scopes: [SCOPES.catalogRead], access: "read", oauthScope: "marea.read" },
+  getStorefront: { scopes: [SCOPES.catalogRead], access: "read", oauthScope: "marea.read" },
+  updateStorefront: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
   deleteStorefront: { scopes: [SCOPES.catalogWrite], access: "write" },
-  publishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
-  unpublishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write" },
+  publishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write", oauthScope: "marea.publish" },
+  unpublishStorefront: { scopes: [SCOPES.storefrontPublish], access: "write", oauthScope: "marea.publish" },
   // Settings outside the /v1 Storefront object, edited in the dashboard only (docs/api.md, "Storefront settings").
   getStorefrontSettings: { scopes: [SCOPES.catalogRead], access: "read", via: ["session"] },
   updateStorefrontSettings: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"] },

@@ -17,7 +17,6 @@ export const webhookTools = [
       description:
         "The account's webhook endpoints (URL, subscribed events, enabled), without signing secrets. Pass `nextCursor` as `cursor` for the next page.",
       operation: "listWebhookEndpoints",
-      scope: "marea.read",
       input: ListQuery,
       output: WebhookEndpointList,
       annotations: READ_ONLY,
@@ -31,7 +30,6 @@ export const webhookTools = [
       description:
         "An endpoint's delivery log, newest first (at most 50, last 30 days): event, status, attempts and the receiver's answers.",
       operation: "listWebhookDeliveries",
-      scope: "marea.read",
       input: z.strictObject({
         endpointId: id(),
         limit: z.number().int().min(1).max(50).default(50),

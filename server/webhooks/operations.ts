@@ -8,12 +8,13 @@ import type { OperationDefinition } from "@/server/operations";
  */
 export const WEBHOOK_OPERATIONS = {
   createWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
-  listWebhookEndpoints: { scopes: WEBHOOK_SCOPES, access: "read" },
+  // Over OAuth (MCP), an app reads the account's merchant endpoints: readMerchantWebhookEndpoints, catalog:read.
+  listWebhookEndpoints: { scopes: WEBHOOK_SCOPES, access: "read", oauthScope: "marea.read" },
   getWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "read" },
   updateWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
   deleteWebhookEndpoint: { scopes: WEBHOOK_SCOPES, access: "write" },
   rotateWebhookSigningSecret: { scopes: WEBHOOK_SCOPES, access: "write" },
-  listWebhookDeliveries: { scopes: WEBHOOK_SCOPES, access: "read" },
+  listWebhookDeliveries: { scopes: WEBHOOK_SCOPES, access: "read", oauthScope: "marea.read" },
   sendTestWebhook: { scopes: WEBHOOK_SCOPES, access: "write" },
   // Dashboard actions only (docs/webhooks.md, "Delivery log and test fires"): no API key or OAuth grant reaches
   // them, whatever its scopes. On merchant endpoints the catalog scope is checked as for every merchant write.
