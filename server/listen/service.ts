@@ -237,7 +237,7 @@ export type ListenStreamOptions = {
 // Streams of this process wake at once when this process commits an event (the same hook as the delivery worker);
 // events committed by other processes are found by the poll.
 const waiters = new Set<() => void>();
-let unhookWake: (() => void) | null = null;
+let isHookedToWake = false;
 
 function waitForWake(ms: number): { promise: Promise<void>; cancel: () => void } {
   let resolve: () => void = () => {};
@@ -251,9 +251,12 @@ function waitForWake(ms: number): { promise: Promise<void>; cancel: () => void }
   };
   const timer = setTimeout(done, ms);
   waiters.add(done);
-  unhookWake ??= onWakeDeliveries(() => {
-    for (const waiter of [...waiters]) waiter();
-  });
+  if (!isHookedToWake) {
+    isHookedToWake = true;
+    onWakeDeliveries(() => {
+      for (const waiter of [...waiters]) waiter();
+    });
+  }
   return { promise, cancel: done };
 }
 
