@@ -41,7 +41,10 @@ function say(line: string): void {
 function commonOptions(values: { "api-key"?: string; "api-base"?: string }): Options {
   const apiKey = values["api-key"] ?? process.env.MAREA_API_KEY;
   if (!apiKey) throw new CliError("No API key: pass --api-key or set MAREA_API_KEY.");
-  const apiBase = (values["api-base"] ?? process.env.MAREA_API_BASE ?? "http://localhost:3000").replace(/\/+$/, "");
+  const apiBase = (values["api-base"] ?? process.env.MAREA_API_BASE ?? "http://localhost:3000").replace(
+    /\/+$/,
+    "",
+  );
   return { apiKey, apiBase };
 }
 
@@ -99,7 +102,8 @@ async function listen(argv: string[]): Promise<number> {
     forwardTo,
     ...(events ? { events } : {}),
   });
-  if (created.status !== 201) throw new CliError(`Could not open a listen session: ${errorText(created.body)}`);
+  if (created.status !== 201)
+    throw new CliError(`Could not open a listen session: ${errorText(created.body)}`);
   const session = created.body.session as { id: string; scope: string; events: string[] };
   const secret = created.body.signingSecret as string;
   say(`> Ready! Listen session ${session.id} (${session.scope} events: ${session.events.join(", ")})`);
@@ -188,9 +192,10 @@ async function streamOnce(
     }
     const decoder = new TextDecoder();
     let buffer = "";
-    for await (const chunk of response.body) {
+    const reader = response.body.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       armStall();
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true }).replace(/\r\n?/g, "\n");
+      buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n?/g, "\n");
       for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
