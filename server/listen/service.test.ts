@@ -13,6 +13,7 @@ import {
   type ListenStream,
   type ListenStreamMessage,
   openListenStream,
+  purgeListenSessions,
   triggerListenEvent,
 } from "./service";
 
@@ -199,6 +200,27 @@ describe("closing", () => {
     await expect(stream(other.key, dev.session.id)).rejects.toMatchObject({
       code: "listen_session_not_found",
     });
+  });
+
+  it("the purge-listen-sessions job drops sessions closed or idle for over a day, and keeps the others", async () => {
+    const owner = await createDeveloper();
+    const closed = await session(owner.key);
+    const live = await session(owner.key);
+    await asAdapter(await serviceContextFor(owner.key), (c) =>
+      closeListenSession(c, { sessionId: closed.session.id }),
+    );
+    const db = await dbReady();
+    await purgeListenSessions(db, new Date(Date.now() + 60 * 60 * 1000));
+    const kept = async () =>
+      (
+        await queryRows<{ id: string }>(
+          db,
+          sql`select id from listen_sessions where id in (${closed.session.id}, ${live.session.id}) order by id`,
+        )
+      ).map((r) => r.id);
+    expect(await kept()).toEqual([closed.session.id, live.session.id]);
+    await purgeListenSessions(db, new Date(Date.now() + 26 * 60 * 60 * 1000));
+    expect(await kept()).toEqual([]);
   });
 
   it("10 open sessions per account: the 11th is 409 listen_session_limit_reached", async () => {

@@ -567,3 +567,17 @@ function normalizeEventsForTrigger(scope: EndpointScope, type: EventType): [Even
     });
   return [type];
 }
+
+/**
+ * The `purge-listen-sessions` job: sessions closed, or idle (no stream for an hour), more than a day ago are deleted
+ * with their rows; the dashboard lists closed sessions for that day.
+ */
+export async function purgeListenSessions(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - CLOSED_LISTED_MS - LISTEN_IDLE_MS).toISOString();
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`delete from listen_sessions
+        where coalesce(closed_at, last_seen_at) < ${cutoff}::timestamptz returning id`,
+  );
+  return rows.length;
+}
