@@ -5176,7 +5176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Scope or account state does not allow the action. Codes: `account_cancelled`, `insufficient_scope`, `tos_not_accepted`. */
+            /** @description Scope or account state does not allow the action. Codes: `account_cancelled`, `insufficient_scope`. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,7 @@ export const LISTEN_OPERATIONS = {
   createListenSession: { scopes: LISTEN_SCOPES, access: "write", via: ["api_key"] },
   streamListenSession: { scopes: LISTEN_SCOPES, access: "read", via: ["api_key"] },
   listListenSessions: { scopes: LISTEN_SCOPES, access: "read" },
-  closeListenSession: { scopes: LISTEN_SCOPES, access: "write" },
+  // Stopping a stream is always allowed, terms accepted or not (it only takes something away).
+  closeListenSession: { scopes: LISTEN_SCOPES, access: "write", termsGate: false },
   triggerListenEvent: { scopes: LISTEN_SCOPES, access: "write", via: ["api_key"] },
 } as const satisfies Record<string, OperationDefinition>;
