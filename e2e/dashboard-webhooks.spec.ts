@@ -203,6 +203,8 @@ test.describe('dashboard: marea listen sessions (docs/webhooks.md, "Local develo
     signIn,
     api,
   }) => {
+    // Sign-in, two accessibility checks and screenshots at two widths: slow on a loaded machine.
+    test.slow();
     const email = uniqueEmail("listener");
     const developer = (await runCli(["dev-key", "create", "--email", email])) as { key: string };
     await signIn(page, email);

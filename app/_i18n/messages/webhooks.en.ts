@@ -148,7 +148,7 @@ export const webhooksEn = {
   "webhooks.ms": "{ms} ms",
   "webhooks.listen.title": "Listen sessions (marea listen)",
   "webhooks.listen.description":
-    "Terminals running `marea listen`: they receive this account's events and forward them to a local URL, signed with their own secret.",
+    "Terminals running marea listen: they receive this account's events and forward them to a local URL, signed with their own secret.",
   "webhooks.listen.empty": "No listen sessions. To receive events on your machine while you develop, run:",
   "webhooks.listen.caption": "Listen sessions",
   "webhooks.listen.col.session": "Session",

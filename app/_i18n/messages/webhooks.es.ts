@@ -152,7 +152,7 @@ export const webhooksEs: Record<keyof typeof webhooksEn, string> = {
   "webhooks.ms": "{ms} ms",
   "webhooks.listen.title": "Sesiones de escucha (marea listen)",
   "webhooks.listen.description":
-    "Terminales que ejecutan `marea listen`: reciben los eventos de esta cuenta y los reenvían a una URL local, firmados con su propio secreto.",
+    "Terminales que ejecutan marea listen: reciben los eventos de esta cuenta y los reenvían a una URL local, firmados con su propio secreto.",
   "webhooks.listen.empty":
     "No hay sesiones de escucha. Para recibir eventos en tu equipo mientras desarrollas, ejecuta:",
   "webhooks.listen.caption": "Sesiones de escucha",

@@ -152,7 +152,7 @@ export const webhooksPt: Record<keyof typeof webhooksEn, string> = {
   "webhooks.ms": "{ms} ms",
   "webhooks.listen.title": "Sessões de escuta (marea listen)",
   "webhooks.listen.description":
-    "Terminais que executam `marea listen`: recebem os eventos desta conta e os reenviam a uma URL local, assinados com o próprio segredo.",
+    "Terminais que executam marea listen: recebem os eventos desta conta e os reenviam a uma URL local, assinados com o próprio segredo.",
   "webhooks.listen.empty":
     "Nenhuma sessão de escuta. Para receber eventos na sua máquina enquanto desenvolve, execute:",
   "webhooks.listen.caption": "Sessões de escuta",
