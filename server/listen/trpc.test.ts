@@ -1,8 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
-import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
-import { dbReady } from "@/server/db/client";
 import { asAdapter, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { createCaller } from "@/server/trpc/router";
 import { createListenSession, openListenStream } from "./service";
