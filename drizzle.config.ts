@@ -6,6 +6,7 @@ export default defineConfig({
     "./server/accounts/tables.ts",
     "./server/http/tables.ts",
     "./server/limits/tables.ts",
+    "./server/listen/tables.ts",
     "./server/mail/tables.ts",
     "./server/oauth/tables.ts",
     "./server/orders/tables.ts",

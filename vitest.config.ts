@@ -9,7 +9,7 @@ const graphqlEntry = createRequire(import.meta.url).resolve("graphql");
 export default defineConfig({
   resolve: { tsconfigPaths: true, alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
-    include: ["server/**/*.test.ts", "app/**/*.test.ts", "e2e/**/*.test.ts"],
+    include: ["server/**/*.test.ts", "app/**/*.test.ts", "e2e/**/*.test.ts", "sdk/test/**/*.test.ts"],
     globalSetup: ["server/testing/global-setup.ts"],
     setupFiles: ["server/testing/setup-db.ts"],
     testTimeout: 30_000,

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { checkA11y, expect, screenshot, test, uniqueEmail } from "./support/fixtures";
+import { checkA11y, expect, runCli, screenshot, test, uniqueEmail } from "./support/fixtures";
 
 // The dashboard's webhook pages (docs/ui.md, "Webhooks"; docs/webhooks.md): endpoints, the delivery log with its
 // live refresh, Send test event, Resend, pause and rotate, against the local receiver. The suite's server runs
@@ -194,5 +194,49 @@ test.describe("dashboard: webhook endpoints and the delivery log", () => {
     await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
     await page.waitForURL(/\/dashboard\/webhooks$/);
     await expect(page.getByText("No endpoints yet")).toBeVisible();
+  });
+});
+
+test.describe('dashboard: marea listen sessions (docs/webhooks.md, "Local development: marea listen")', () => {
+  test("the webhooks page lists the account's listen sessions and Close closes one (its stream then answers 410)", async ({
+    page,
+    signIn,
+    api,
+  }) => {
+    // Sign-in, two accessibility checks and screenshots at two widths: slow on a loaded machine.
+    test.slow();
+    const email = uniqueEmail("listener");
+    const developer = (await runCli(["dev-key", "create", "--email", email])) as { key: string };
+    await signIn(page, email);
+    await page.goto("/dashboard/webhooks");
+    const section = page.getByTestId("listen-sessions");
+    await expect(section.getByRole("heading", { name: "Listen sessions (marea listen)" })).toBeVisible();
+    await expect(
+      section.getByText("npx marea listen --forward-to http://localhost:4000/hooks"),
+    ).toBeVisible();
+
+    const opened = await api<{ session: { id: string } }>("POST", "/v1/listen_sessions", {
+      key: developer.key,
+      body: { forwardTo: "http://localhost:4000/hooks", events: ["order.created", "order.paid"] },
+    });
+    expect(opened.status).toBe(201);
+    const sessionId = opened.body.session.id;
+    await page.reload();
+    const row = section.getByTestId("listen-session");
+    await expect(row).toHaveCount(1);
+    await expect(row).toContainText(sessionId);
+    await expect(row).toContainText("http://localhost:4000/hooks");
+    // Opened, no stream connected yet: the CLI would be reconnecting.
+    await expect(row).toHaveAttribute("data-state", "waiting");
+    await checkA11y(page);
+    await screenshot(page, "webhooks-listen-sessions");
+
+    await row.getByRole("button", { name: `Close session ${sessionId}` }).click();
+    await expect(section.getByText(`Session ${sessionId} closed`)).toBeVisible();
+    await expect(row).toHaveAttribute("data-state", "closed");
+    await expect(row).toContainText("closed here");
+    const stream = await api("GET", `/v1/listen_sessions/${sessionId}/stream`, { key: developer.key });
+    expect(stream.status).toBe(410);
+    await checkA11y(page);
   });
 });

@@ -764,6 +764,54 @@ export const ERROR_REFERENCE: Record<ErrorCode, ErrorReferenceEntry> = {
       pt: "Aguarde os segundos de `Retry-After`. Para se atualizar após uma queda do receptor, leia `GET /v1/events?undeliveredTo=` em vez de reenviar um a um.",
     },
   },
+  listen_session_not_found: {
+    when: {
+      en: "A `/v1/listen_sessions/{sessionId}` call named no session of the key's account: another account's, or a mistyped id.",
+      es: "Una llamada a `/v1/listen_sessions/{sessionId}` no corresponde a ninguna sesión de la cuenta de la clave: es de otra cuenta o el id está mal escrito.",
+      pt: "Uma chamada a `/v1/listen_sessions/{sessionId}` não corresponde a nenhuma sessão da conta da chave: é de outra conta ou o id foi digitado errado.",
+    },
+    fix: {
+      en: "Use the `id` that `POST /v1/listen_sessions` answered (the CLI prints it), with a key of the same account.",
+      es: "Usa el `id` que respondió `POST /v1/listen_sessions` (la CLI lo muestra), con una clave de la misma cuenta.",
+      pt: "Use o `id` que `POST /v1/listen_sessions` respondeu (a CLI o mostra), com uma chave da mesma conta.",
+    },
+  },
+  listen_session_closed: {
+    when: {
+      en: "The stream of a listen session that is closed: by its CLI (Ctrl+C), from the dashboard, after an hour with no stream connected, or because its key was revoked (`closedReason`).",
+      es: "El stream de una sesión de escucha cerrada: por su CLI (Ctrl+C), desde el panel, tras una hora sin stream conectado o porque se revocó su clave (`closedReason`).",
+      pt: "O stream de uma sessão de escuta fechada: pela CLI (Ctrl+C), pelo painel, após uma hora sem stream conectado ou porque a chave foi revogada (`closedReason`).",
+    },
+    fix: {
+      en: "Run `marea listen` again: it opens a new session with a new signing secret. Events of the gap are in `GET /v1/events`.",
+      es: "Vuelve a ejecutar `marea listen`: abre una sesión nueva con un nuevo secreto de firma. Los eventos del intervalo están en `GET /v1/events`.",
+      pt: "Execute `marea listen` de novo: ela abre uma sessão nova com um novo segredo de assinatura. Os eventos do intervalo estão em `GET /v1/events`.",
+    },
+  },
+  listen_session_limit_reached: {
+    when: {
+      en: "`POST /v1/listen_sessions` while the account already has 10 open listen sessions.",
+      es: "`POST /v1/listen_sessions` cuando la cuenta ya tiene 10 sesiones de escucha abiertas.",
+      pt: "`POST /v1/listen_sessions` quando a conta já tem 10 sessões de escuta abertas.",
+    },
+    fix: {
+      en: "Stop a `marea listen` you no longer use (Ctrl+C closes its session), or close sessions on the dashboard's webhooks page.",
+      es: "Detén un `marea listen` que ya no uses (Ctrl+C cierra su sesión) o cierra sesiones en la página de webhooks del panel.",
+      pt: "Pare um `marea listen` que você não usa mais (Ctrl+C fecha a sessão) ou feche sessões na página de webhooks do painel.",
+    },
+  },
+  listen_session_none_open: {
+    when: {
+      en: "`POST /v1/listen_sessions/trigger` (`marea trigger`) while no open listen session of the key's account receives that type: none running, or all filtered with `--events`.",
+      es: "`POST /v1/listen_sessions/trigger` (`marea trigger`) cuando ninguna sesión de escucha abierta de la cuenta de la clave recibe ese tipo: no hay ninguna o todas lo filtran con `--events`.",
+      pt: "`POST /v1/listen_sessions/trigger` (`marea trigger`) quando nenhuma sessão de escuta aberta da conta da chave recebe esse tipo: não há nenhuma ou todas o filtram com `--events`.",
+    },
+    fix: {
+      en: "Start `marea listen` with the same key's account in another terminal (without an `--events` filter that leaves the type out), then trigger again.",
+      es: "Inicia `marea listen` con la misma cuenta en otra terminal (sin un filtro `--events` que excluya el tipo) y vuelve a disparar.",
+      pt: "Inicie `marea listen` com a mesma conta em outro terminal (sem um filtro `--events` que exclua o tipo) e dispare de novo.",
+    },
+  },
   event_not_found: {
     when: {
       en: "`GET /v1/events/{eventId}` named no event your endpoints are entitled to in the last 30 days: another account's event, a test fire, an older one, or a mistyped id.",

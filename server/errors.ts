@@ -350,6 +350,27 @@ export const ERROR_CATALOGUE = {
     es: "Esta entrega aún tiene un intento programado. Reenvíala cuando haya terminado.",
     pt: "Esta entrega ainda tem uma tentativa agendada. Reenvie-a quando ela terminar.",
   }),
+  // `marea listen` (docs/webhooks.md, "Local development: marea listen").
+  listen_session_not_found: entry(404, "not_found", false, {
+    en: "No listen session of this account was found with that id.",
+    es: "No se encontró ninguna sesión de escucha de esta cuenta con ese id.",
+    pt: "Nenhuma sessão de escuta desta conta foi encontrada com esse id.",
+  }),
+  listen_session_closed: entry(410, "not_found", false, {
+    en: "This listen session is closed. Start `marea listen` again for a new one.",
+    es: "Esta sesión de escucha está cerrada. Vuelve a ejecutar `marea listen` para abrir otra.",
+    pt: "Esta sessão de escuta está fechada. Execute `marea listen` de novo para abrir outra.",
+  }),
+  listen_session_limit_reached: entry(409, "conflict", false, {
+    en: "This account has as many open listen sessions as it may. Close one (Ctrl+C in its terminal, or in the dashboard) first.",
+    es: "Esta cuenta ya tiene tantas sesiones de escucha abiertas como se permite. Cierra una primero (Ctrl+C en su terminal, o en el panel).",
+    pt: "Esta conta já tem tantas sessões de escuta abertas quanto é permitido. Feche uma primeiro (Ctrl+C no terminal dela, ou no painel).",
+  }),
+  listen_session_none_open: entry(409, "conflict", false, {
+    en: "No open listen session of this account receives this event type. Run `marea listen` first.",
+    es: "Ninguna sesión de escucha abierta de esta cuenta recibe este tipo de evento. Ejecuta `marea listen` primero.",
+    pt: "Nenhuma sessão de escuta aberta desta conta recebe este tipo de evento. Execute `marea listen` primeiro.",
+  }),
   api_key_not_found: entry(404, "not_found", false, {
     en: "No API key of this account was found with that id.",
     es: "No se encontró ninguna clave de API de esta cuenta con ese id.",

@@ -21,6 +21,13 @@ import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
 import { API_ROUTES } from "@/server/http/routes";
+import {
+  closeListenSession,
+  createListenSession,
+  listListenSessions,
+  openListenStream,
+  triggerListenEvent,
+} from "@/server/listen/service";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
@@ -105,6 +112,11 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
   listEvents: (ctx) => listEvents(ctx, ANY),
   getEvent: (ctx) => getEvent(ctx, ANY),
+  createListenSession: (ctx) => createListenSession(ctx, ANY),
+  streamListenSession: (ctx) => openListenStream(ctx, ANY),
+  listListenSessions: (ctx) => listListenSessions(ctx),
+  closeListenSession: (ctx) => closeListenSession(ctx, ANY),
+  triggerListenEvent: (ctx) => triggerListenEvent(ctx, ANY),
   createOrder: (ctx) => createOrder(ctx, ANY),
   listOrders: (ctx) => listOrders(ctx, ANY),
   getOrder: (ctx) => getOrder(ctx, ANY),
@@ -139,6 +151,8 @@ const VALID_BODIES: Partial<Record<OperationName, unknown>> = {
   createWebhookEndpoint: { url: "https://example.com/hook" },
   updateWebhookEndpoint: { description: "x" },
   sendTestWebhook: { type: "order.created" },
+  createListenSession: { forwardTo: "http://localhost:4000/hooks" },
+  triggerListenEvent: { type: "order.created" },
   createOrder: {
     items: [{ productId: "prd_x", amount: 1 }],
     customer: { name: "Ana", phone: "+5215512345678" },

@@ -2,6 +2,7 @@ import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
 import type { Scope } from "@/server/accounts/scopes";
 import type { Actor, ViaType } from "@/server/context";
 import { EVENT_OPERATIONS } from "@/server/events/operations";
+import { LISTEN_OPERATIONS } from "@/server/listen/operations";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
 import type { McpScope } from "@/server/oauth/scopes";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
@@ -40,6 +41,7 @@ export const OPERATIONS = {
   ...PRODUCT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...EVENT_OPERATIONS,
+  ...LISTEN_OPERATIONS,
   ...ORDER_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...OVERVIEW_OPERATIONS,

@@ -2,6 +2,7 @@
 export * from "@/server/accounts/tables";
 export * from "@/server/http/tables";
 export * from "@/server/limits/tables";
+export * from "@/server/listen/tables";
 export * from "@/server/mail/tables";
 export * from "@/server/oauth/tables";
 export * from "@/server/orders/tables";

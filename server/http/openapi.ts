@@ -84,7 +84,7 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
         description: response.description,
-        content: { "application/json": { schema: response.schema } },
+        content: { [response.contentType ?? "application/json"]: { schema: response.schema } },
       };
     }
     for (const [status, codes] of errorStatusesOf(route)) {

@@ -188,6 +188,11 @@ function requestFingerprint(request: Request, state: RequestState, rawBody: stri
 }
 
 function replyToResponse(reply: Reply, state: RequestState): Response {
+  if (reply.stream)
+    return new Response(reply.stream, {
+      status: reply.status,
+      headers: { ...reply.headers, ...state.headers, "x-request-id": state.requestId },
+    });
   return jsonResponse(reply.status, reply.body, {
     ...reply.headers,
     ...state.headers,

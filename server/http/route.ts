@@ -5,8 +5,17 @@ import type { ErrorCode } from "@/server/errors";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
 
-/** What a handler answers: status and JSON body (and extra headers, e.g. Location). */
-export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+/**
+ * What a handler answers: status and JSON body (and extra headers, e.g. Location). `stream` replaces the JSON body
+ * with a streamed one (the listen sessions' Server-Sent Events, docs/api.md, "Listen sessions"); only a GET that
+ * is not idempotent may stream.
+ */
+export type Reply = {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  stream?: ReadableStream<Uint8Array>;
+};
 
 /** An operation's answer, known before its one-statement write runs (see `oneStatement`). */
 export type OneStatementWrite = { reply: Reply; run: (record: IdempotencyRecord) => Promise<void> };
@@ -33,7 +42,7 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
   /** Success responses by status, for the OpenAPI document. */
-  responses: Record<number, { description: string; schema: z.ZodType }>;
+  responses: Record<number, { description: string; schema: z.ZodType; contentType?: string }>;
   /**
    * The operation's own error codes, beyond what its pipeline stages answer (authentication, body, path ids,
    * idempotency: server/http/openapi.ts, `errorCodesOf`). /v1/openapi.json declares the statuses of both.

@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { purgeAccountRateLimits } from "@/server/limits/service";
+import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
 import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
@@ -76,6 +77,11 @@ export const JOBS: Record<string, Job> = {
   "purge-deliveries": {
     description: "Drop webhook deliveries older than 30 days (delivery log retention) and their events",
     run: async (db, now) => ({ deleted: await purgeDeliveries(db, now) }),
+  },
+  "purge-listen-sessions": {
+    description:
+      "Drop marea listen sessions closed (or idle) for more than a day, with their undelivered rows",
+    run: async (db, now) => ({ deleted: await purgeListenSessions(db, now) }),
   },
 };
 

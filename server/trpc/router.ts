@@ -1,4 +1,5 @@
 import { accountsRouter } from "@/server/accounts/trpc";
+import { listenRouter } from "@/server/listen/trpc";
 import { ordersRouter } from "@/server/orders/trpc";
 import { overviewRouter } from "@/server/overview/trpc";
 import { productsRouter } from "@/server/products/trpc";
@@ -14,6 +15,7 @@ export const appRouter = router({
   orders: ordersRouter,
   accounts: accountsRouter,
   overview: overviewRouter,
+  listen: listenRouter,
 });
 
 export type AppRouter = typeof appRouter;

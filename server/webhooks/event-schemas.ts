@@ -236,8 +236,11 @@ function deliveryHeaders(type: EventType) {
     "X-Service-Event-Id": z.uuid({ version: "v4" }).meta({ description: "The envelope's `eventId`." }),
     "X-Service-Endpoint-Id": z
       .string()
-      .regex(/^mk_we_[0-9a-f]{16}$/)
-      .meta({ description: "The endpoint this delivery is for." }),
+      .regex(/^(mk_we_[0-9a-f]{16}|lsn_[0-9a-z]{26})$/)
+      .meta({
+        description:
+          "The endpoint this delivery is for; the listen session's id (`lsn_…`) when `marea listen` forwards it.",
+      }),
     "X-Service-Signing-Version": z
       .string()
       .regex(/^[1-9]\d*$/)

@@ -4,6 +4,8 @@ import type { z } from "zod";
 import { type Actor, actorKey } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { newId } from "@/server/lib/ids";
+import { listenIdleSince } from "@/server/listen/schema";
+import { listenSessionEvents } from "@/server/listen/tables";
 import { firstAttemptAt } from "./delivery";
 import { EVENT_ENVELOPE_SCHEMAS, type EventData, type EventEnvelope } from "./event-schemas";
 import { API_VERSION, type EventType, isOrderEvent } from "./schema";
@@ -65,12 +67,18 @@ export async function emitEvent<T extends EventType>(
   input: EmitEventInput<T>,
   now: Date,
 ): Promise<EmittedEvent> {
-  const { audience, endpointIds } = await recipientsOf(db, input.type, input.accountId);
+  const { audience, endpointIds, listenSessionIds } = await recipientsOf(
+    db,
+    input.type,
+    input.accountId,
+    now,
+  );
   return writeEvent(
     db,
     { type: input.type, data: input.data, accountId: input.accountId, isTest: false, audience },
     endpointIds,
     now,
+    listenSessionIds,
   );
 }
 
@@ -96,19 +104,22 @@ const NO_AUDIENCE: EventAudience = {
 /**
  * THE decision of who receives an event, in one statement: its audience (the rules of `emitEvent`) and the enabled
  * endpoints of that audience subscribed to `type`. The developer of an `order.*` event is entitled only while the
- * bootstrapping key is not revoked; of a `user.*` event, revoked or not.
+ * bootstrapping key is not revoked; of a `user.*` event, revoked or not. The open `marea listen` sessions of the
+ * same audience get it too (docs/webhooks.md, "Local development: marea listen").
  */
 async function recipientsOf(
   db: Db,
   type: EventType,
   accountId: string,
-): Promise<{ audience: EventAudience; endpointIds: string[] }> {
+  now: Date,
+): Promise<{ audience: EventAudience; endpointIds: string[]; listenSessionIds: string[] }> {
   const isOrder = isOrderEvent(type);
   const rows = await queryRows<{
     merchant_account_id: string | null;
     developer_account_id: string | null;
     developer_key_id: string | null;
     endpoint_ids: string[] | null;
+    listen_session_ids: string[] | null;
   }>(
     db,
     sql`with audience as (
@@ -123,11 +134,17 @@ async function recipientsOf(
             where e.enabled and ${type} = any(e.subscribed_events)
               and ((e.scope = 'merchant' and e.account_id = au.merchant_account_id)
                 or (e.scope = 'developer' and e.account_id = au.developer_account_id))
-            order by e.id) as endpoint_ids
+            order by e.id) as endpoint_ids,
+          array(select s.id from listen_sessions s
+            where s.closed_at is null and ${type} = any(s.events)
+              and s.last_seen_at > ${listenIdleSince(now).toISOString()}::timestamptz
+              and ((s.scope = 'merchant' and s.account_id = au.merchant_account_id)
+                or (s.scope = 'developer' and s.account_id = au.developer_account_id))
+            order by s.id) as listen_session_ids
         from audience au`,
   );
   const row = rows[0];
-  if (!row) return { audience: NO_AUDIENCE, endpointIds: [] };
+  if (!row) return { audience: NO_AUDIENCE, endpointIds: [], listenSessionIds: [] };
   return {
     audience: {
       merchantAccountId: row.merchant_account_id,
@@ -135,6 +152,7 @@ async function recipientsOf(
       developerKeyId: row.developer_key_id,
     },
     endpointIds: row.endpoint_ids ?? [],
+    listenSessionIds: row.listen_session_ids ?? [],
   };
 }
 
@@ -164,6 +182,7 @@ async function writeEvent<T extends EventType>(
   event: { type: T; data: EventData<T>; accountId: string | null; isTest: boolean; audience: EventAudience },
   endpointIds: string[],
   now: Date,
+  listenSessionIds: readonly string[] = [],
 ): Promise<EmittedEvent> {
   const eventId = randomUUID();
   const eventRowId = newId("evt");
@@ -199,6 +218,10 @@ async function writeEvent<T extends EventType>(
     );
     await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
   }
+  if (listenSessionIds.length > 0)
+    await db
+      .insert(listenSessionEvents)
+      .values(listenSessionIds.map((sessionId) => ({ sessionId, eventRowId })));
   return { eventId, eventRowId, deliveryIds };
 }
 
@@ -221,6 +244,25 @@ export async function emitTestEvent(
     { type: input.type, data, accountId: null, isTest: true, audience: NO_AUDIENCE },
     [input.endpointId],
     now,
+  );
+}
+
+/**
+ * A `marea trigger` test event (docs/webhooks.md, "Local development: marea listen"): `__test: true`, `data` as
+ * given (the caller merged and checked it against the type's schema), to these listen sessions only; nobody's
+ * event to list, and no webhook endpoint receives it.
+ */
+export async function emitListenTestEvent<T extends EventType>(
+  db: Db,
+  input: { type: T; data: EventData<T>; listenSessionIds: readonly string[] },
+  now: Date,
+): Promise<EmittedEvent> {
+  return writeEvent(
+    db,
+    { type: input.type, data: input.data, accountId: null, isTest: true, audience: NO_AUDIENCE },
+    [],
+    now,
+    input.listenSessionIds,
   );
 }
 

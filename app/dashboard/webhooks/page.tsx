@@ -13,6 +13,7 @@ import { eventTypesFor, MAX_ENDPOINTS_PER_ACCOUNT } from "@/server/webhooks/serv
 import { Shell } from "../_components/shell";
 import { requireSignedInAccount } from "../_lib/session";
 import { endpointHref, formatUtc, successRate } from "./_components/format";
+import { ListenSessions } from "./_components/listen-sessions";
 import { SuccessBar } from "./_components/success-bar";
 
 export const dynamic = "force-dynamic";
@@ -28,9 +29,10 @@ export async function generateMetadata(): Promise<Metadata> {
  */
 export default async function WebhooksPage() {
   const [{ account }, t, caller] = await Promise.all([requireSignedInAccount(), getT(), getServerCaller()]);
-  const [merchant, developer] = await Promise.all([
+  const [merchant, developer, listenSessions] = await Promise.all([
     caller.webhooks.overview({ scope: "merchant" }),
     account.hasDeveloperKeys ? caller.webhooks.overview({ scope: "developer" }) : { data: [] },
+    caller.listen.list(),
   ]);
   const endpoints: EndpointOverviewDto[] = [...merchant.data, ...developer.data];
   const isFull = endpoints.length >= MAX_ENDPOINTS_PER_ACCOUNT;
@@ -158,6 +160,7 @@ export default async function WebhooksPage() {
           <p className="mt-3 text-sm text-muted">{t("webhooks.limitNote", { count: endpoints.length })}</p>
         </>
       )}
+      <ListenSessions initial={listenSessions} />
     </Shell>
   );
 }
