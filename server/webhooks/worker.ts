@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Db, databaseKind, dbReady, isDatabaseUnavailable } from "@/server/db/client";
-import { listenWithReconnect } from "@/server/db/listen";
+import { subscribeNotifications } from "@/server/db/listen";
 import { env } from "@/server/env";
 import { JOB_NAMES, runJob } from "@/server/jobs/registry";
 import { log } from "@/server/lib/log";
@@ -284,18 +284,17 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
 }
 
 /**
- * LISTEN on the delivery channel: PostgreSQL over a dedicated connection that is taken again whenever it is lost
+ * LISTEN on the delivery channel: PostgreSQL over the process's LISTEN session, taken again whenever it is lost
  * (server/db/listen.ts; every time it is taken, the worker looks for what it may have missed), PGlite on its own
  * client.
  */
 async function listenForCommits(onNotify: () => void): Promise<() => Promise<void>> {
   try {
     if (databaseKind() === "postgres") {
-      const listener = listenWithReconnect(env().DATABASE_URL as string, DELIVERY_CHANNEL, {
+      return subscribeNotifications(DELIVERY_CHANNEL, {
         onNotify: () => onNotify(),
-        onListening: onNotify,
+        onListening: () => onNotify(),
       });
-      return listener.stop;
     }
     const db = (await dbReady()) as unknown as {
       $client?: { listen?: (channel: string, cb: () => void) => Promise<() => Promise<void>> };
