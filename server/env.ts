@@ -86,6 +86,11 @@ const EnvSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER: z.enum(["on", "off"]).default("on"),
+  /**
+   * Every scheduled job's period in seconds (docs/operations.md, "Scheduled jobs"); unset: each job's own (hourly,
+   * `expire-public-orders` every 10 minutes). For tests and drills.
+   */
+  JOBS_PERIOD_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** The current terms of service (docs/api.md, "Terms of service"). */
   TOS_VERSION: z.string().min(1).max(50).default("2026-05-12"),
   TOS_PUBLISHED_AT: z.iso.datetime({ offset: true }).default("2026-05-12T00:00:00Z"),
