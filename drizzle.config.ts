@@ -5,6 +5,7 @@ export default defineConfig({
   schema: [
     "./server/accounts/tables.ts",
     "./server/http/tables.ts",
+    "./server/jobs/tables.ts",
     "./server/limits/tables.ts",
     "./server/listen/tables.ts",
     "./server/mail/tables.ts",

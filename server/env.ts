@@ -24,17 +24,25 @@ const EnvSchema = z.object({
   MCP_URL: z.url().optional(),
   DOCS_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  /**
+   * A direct PostgreSQL session (docs/operations.md, "Poolers") for what needs one: LISTEN and migrations. Set it
+   * when DATABASE_URL goes through a pooler in transaction mode; unset: DATABASE_URL serves both.
+   */
+  DIRECT_DATABASE_URL: z.string().min(1).optional(),
   /** postgres.js pool size per process. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
-  /** `false` stops preparing statements (a pooler in transaction mode without prepared-statement support). */
-  DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
+  /**
+   * `false` stops preparing statements (a pooler in transaction mode without prepared-statement support). Unset:
+   * `true`, but `false` when DIRECT_DATABASE_URL names another server than DATABASE_URL (a pooler; `poolerInUse`).
+   */
+  DATABASE_PREPARED_STATEMENTS: z.enum(["true", "false"]).optional(),
   /**
    * Bounds on every database call (docs/operations.md, "Database outages"): opening a connection, waiting for a
    * free one in the pool, and one statement on the server (`statement_timeout`; 0 leaves the server's own).
    */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   DATABASE_POOL_WAIT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   /** The embedded database's folder (default `<DATA_DIR>/pglite`); `memory://` keeps it in memory (tests). */
   PGLITE_DIR: z.string().min(1).optional(),
@@ -78,12 +86,29 @@ const EnvSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKER: z.enum(["on", "off"]).default("on"),
+  /**
+   * Every scheduled job's period in seconds (docs/operations.md, "Scheduled jobs"); unset: each job's own (hourly,
+   * `expire-public-orders` every 10 minutes). For tests and drills.
+   */
+  JOBS_PERIOD_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** The current terms of service (docs/api.md, "Terms of service"). */
   TOS_VERSION: z.string().min(1).max(50).default("2026-05-12"),
   TOS_PUBLISHED_AT: z.iso.datetime({ offset: true }).default("2026-05-12T00:00:00Z"),
 });
 
-export type Env = z.infer<typeof EnvSchema> & { DOCS_URL: string; MCP_URL: string };
+export type Env = Omit<
+  z.infer<typeof EnvSchema>,
+  "DATABASE_PREPARED_STATEMENTS" | "DATABASE_STATEMENT_TIMEOUT_MS"
+> & {
+  DOCS_URL: string;
+  MCP_URL: string;
+  /** The connection string of sessions (LISTEN, migrations): DIRECT_DATABASE_URL, else DATABASE_URL. */
+  DIRECT_DATABASE_URL: string | undefined;
+  /** Whether the request pool prepares statements (DATABASE_PREPARED_STATEMENTS, or its default). */
+  DATABASE_PREPARED_STATEMENTS: "true" | "false";
+  /** The pool's `statement_timeout` startup parameter in ms; 0 sends none (the server's own applies). */
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+};
 
 let cached: Env | undefined;
 
@@ -101,14 +126,38 @@ export function env(): Env {
         "at /api/inngest. Use INNGEST_SIGNING_KEY and INNGEST_EVENT_KEY in production.",
     );
   const appUrl = parsed.data.APP_URL.replace(/\/$/, "");
+  const pooled = poolerInUse(parsed.data.DATABASE_URL, parsed.data.DIRECT_DATABASE_URL);
   cached = {
     ...parsed.data,
+    DIRECT_DATABASE_URL: parsed.data.DATABASE_URL
+      ? (parsed.data.DIRECT_DATABASE_URL ?? parsed.data.DATABASE_URL)
+      : undefined,
+    // Behind a pooler in transaction mode (docs/operations.md, "Poolers"): a statement prepared on one server
+    // connection is unknown on the next (PgBouncer before 1.21), and PgBouncer refuses an unknown startup
+    // parameter, so neither is the default there.
+    DATABASE_PREPARED_STATEMENTS: parsed.data.DATABASE_PREPARED_STATEMENTS ?? (pooled ? "false" : "true"),
+    DATABASE_STATEMENT_TIMEOUT_MS: parsed.data.DATABASE_STATEMENT_TIMEOUT_MS ?? (pooled ? 0 : 10_000),
     APP_URL: appUrl,
     DOCS_URL: (parsed.data.DOCS_URL ?? `${appUrl}/docs`).replace(/\/$/, ""),
     // The MCP URL is the OAuth resource identifier: kept exactly as configured, without a trailing slash.
     MCP_URL: (parsed.data.MCP_URL ?? `${appUrl}/mcp`).replace(/\/$/, ""),
   };
   return cached;
+}
+
+/**
+ * True when DATABASE_URL goes through a pooler: DIRECT_DATABASE_URL is set and names another host or port
+ * (docs/operations.md, "Poolers"). Only then do the pool's defaults change.
+ */
+export function poolerInUse(databaseUrl: string | undefined, directUrl: string | undefined): boolean {
+  if (!databaseUrl || !directUrl) return false;
+  try {
+    const pool = new URL(databaseUrl);
+    const direct = new URL(directUrl);
+    return pool.host !== direct.host;
+  } catch {
+    return databaseUrl !== directUrl;
+  }
 }
 
 function isSet(value: string | undefined): boolean {

@@ -4,6 +4,9 @@ import { databaseKind, dbReady } from "@/server/db/client";
 import { env, isInngestConfigured } from "@/server/env";
 import { log } from "@/server/lib/log";
 import { isDevMailEnabled } from "@/server/mail/dev-mail";
+import type { ChangeRelay } from "@/server/storefronts/change-relay";
+
+const holder = globalThis as unknown as { __mareaChangeRelay?: ChangeRelay };
 
 /** Runs once per server process from instrumentation.ts. */
 export async function startServer(): Promise<void> {
@@ -13,6 +16,11 @@ export async function startServer(): Promise<void> {
   log("info", "database ready", { kind: databaseKind() });
   if (databaseKind() === "pglite") {
     setCurrentAdminChannel(publishAdminChannel(config.PORT));
+  } else {
+    // Every process hears the storefront changes of every other, on any host (docs/operations.md, "Public
+    // storefront cache"), whether or not it runs the worker.
+    const { startStorefrontChangeRelay } = await import("@/server/storefronts/change-relay");
+    holder.__mareaChangeRelay ??= startStorefrontChangeRelay();
   }
   if (!config.SMTP_URL)
     log(
@@ -50,5 +58,8 @@ export async function stopServer(): Promise<void> {
     import("@/server/db/client"),
   ]);
   await stopDeliveryWorker();
+  const relay = holder.__mareaChangeRelay;
+  holder.__mareaChangeRelay = undefined;
+  await relay?.stop();
   await closeDb();
 }

@@ -64,18 +64,25 @@ function createState(): DbState {
 
 function createPostgresState(url: string): DbState {
   const config = env();
-  const client = postgres(url, postgresOptions({ max: config.DATABASE_POOL_SIZE }));
+  const preparedStatements = config.DATABASE_PREPARED_STATEMENTS === "true";
+  // `prepare: false` also for the driver's own statements: behind a pooler in transaction mode a named statement
+  // may reach another server connection than the one it was prepared on (docs/operations.md, "Poolers").
+  const client = postgres(
+    url,
+    postgresOptions({ max: config.DATABASE_POOL_SIZE, prepare: preparedStatements, statementTimeout: true }),
+  );
   // Prepared statements, BEGIN sent with a transaction's first statement, and the pool-wait bound (round-trips.ts).
   const db = drizzlePostgres(
     withFewerRoundTrips(client, {
-      preparedStatements: config.DATABASE_PREPARED_STATEMENTS === "true",
+      preparedStatements,
       poolWaitMs: config.DATABASE_POOL_WAIT_MS,
     }),
     { schema },
   ) as unknown as Db;
   const ready = (async () => {
     const { migratePostgres } = await import("./migrate");
-    await migratePostgres(url);
+    // On a session of its own (DIRECT_DATABASE_URL when DATABASE_URL is a pooler): docs/operations.md, "Poolers".
+    await migratePostgres(config.DIRECT_DATABASE_URL ?? url);
     return db;
   })();
   return { kind: "postgres", db, ready, close: () => client.end({ timeout: 5 }) };

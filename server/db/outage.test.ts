@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { env } from "@/server/env";
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { type CutMode, startTcpProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
 import { isDatabaseUnavailable, postgresOptions } from "./client";
@@ -23,8 +24,13 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the pool when the database g
     process.on("uncaughtException", onUncaught);
     const target = new URL(process.env.DATABASE_URL ?? "");
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    client = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 4 }));
-    db = drizzle(withFewerRoundTrips(client, { preparedStatements: true, poolWaitMs: 1500 }));
+    // The pool as the service makes it: through the pooler in the PostgreSQL pass, prepared statements as set.
+    const prepared = env().DATABASE_PREPARED_STATEMENTS === "true";
+    client = postgres(
+      proxy.url(process.env.DATABASE_URL ?? ""),
+      postgresOptions({ max: 4, prepare: prepared }),
+    );
+    db = drizzle(withFewerRoundTrips(client, { preparedStatements: prepared, poolWaitMs: 1500 }));
     await db.execute(sql`select 1`);
   });
   afterEach(async () => {
@@ -109,7 +115,10 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the pool when the database g
   });
 
   it("statements queued behind a busy reserved connection settle when it dies (no query left pending)", async () => {
-    const one = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 1 }));
+    const one = postgres(
+      proxy.url(process.env.DATABASE_URL ?? ""),
+      postgresOptions({ max: 1, prepare: env().DATABASE_PREPARED_STATEMENTS === "true" }),
+    );
     try {
       const reserved = await one.reserve();
       await reserved`select 1`;
@@ -133,7 +142,10 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the pool when the database g
   it("a statement given up while its connection was opening leaves that connection to the pool", async () => {
     // The pool's only connection is opened for a statement that the pool-wait bound gives up meanwhile (a
     // partition: the connection attempt hangs). When the connection opens, it must serve the next statement.
-    const one = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 1 }));
+    const one = postgres(
+      proxy.url(process.env.DATABASE_URL ?? ""),
+      postgresOptions({ max: 1, prepare: env().DATABASE_PREPARED_STATEMENTS === "true" }),
+    );
     const oneDb = drizzle(withFewerRoundTrips(one, { preparedStatements: true, poolWaitMs: 300 }));
     try {
       await proxy.cut("blackhole");
@@ -150,7 +162,10 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the pool when the database g
   });
 
   it("a reservation waiting for the only connection is not stranded when that connection dies (postgres.js #1195)", async () => {
-    const one = postgres(proxy.url(process.env.DATABASE_URL ?? ""), postgresOptions({ max: 1 }));
+    const one = postgres(
+      proxy.url(process.env.DATABASE_URL ?? ""),
+      postgresOptions({ max: 1, prepare: env().DATABASE_PREPARED_STATEMENTS === "true" }),
+    );
     const oneDb = drizzle(withFewerRoundTrips(one, { preparedStatements: true, poolWaitMs: 4000 }));
     try {
       const first = settle(() =>

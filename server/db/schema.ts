@@ -1,6 +1,7 @@
 // Gathers every feature's tables for Drizzle (client typing and drizzle-kit). Tables live in their feature folder.
 export * from "@/server/accounts/tables";
 export * from "@/server/http/tables";
+export * from "@/server/jobs/tables";
 export * from "@/server/limits/tables";
 export * from "@/server/listen/tables";
 export * from "@/server/mail/tables";

@@ -217,9 +217,14 @@ describe("database down", () => {
     const db = await dbReady();
     expect((await checkHealth()).status).toBe(200);
     expect(db).toBeDefined();
-    const saved = { url: process.env.DATABASE_URL, pglite: process.env.PGLITE_DIR };
+    const saved = {
+      url: process.env.DATABASE_URL,
+      direct: process.env.DIRECT_DATABASE_URL,
+      pglite: process.env.PGLITE_DIR,
+    };
     await closeDb();
     process.env.DATABASE_URL = "postgres://postgres@127.0.0.1:1/unreachable";
+    delete process.env.DIRECT_DATABASE_URL;
     resetEnvForTests();
     try {
       expect((await checkHealth()).status).toBe(503);
@@ -231,6 +236,7 @@ describe("database down", () => {
       await closeDb();
       if (saved.url) process.env.DATABASE_URL = saved.url;
       else delete process.env.DATABASE_URL;
+      if (saved.direct) process.env.DIRECT_DATABASE_URL = saved.direct;
       resetEnvForTests();
     }
     expect((await checkHealth()).status).toBe(200);

@@ -1,14 +1,9 @@
-import cluster, { type Worker } from "node:cluster";
+import cluster from "node:cluster";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { env } from "@/server/env";
 import { isLoopbackAddress, parseIpAddress } from "@/server/lib/ip";
 import { log } from "@/server/lib/log";
-import {
-  notifyStorefrontChanged,
-  onStorefrontChanged,
-  type StorefrontChange,
-} from "@/server/storefronts/changes";
 import { directHandlers, directRoute } from "./direct";
 import { isAllowedHost } from "./hosts";
 import { applyMailDefaults, isLoopbackHost } from "./mail-defaults";
@@ -25,7 +20,9 @@ import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./sec
  * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
  * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
  *
- * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only).
+ * WEB_CONCURRENCY=N > 1 starts N such processes under node:cluster, sharing the port (PostgreSQL only). Each hears
+ * the storefront changes of the others through PostgreSQL, as processes on other hosts do
+ * (server/storefronts/change-relay.ts).
  *
  * On every request, before any handler (docs/security.md): the socket's peer goes into a header of the server's
  * own (server/http/peer.ts; the client address of every per-IP limit starts there), the security headers are
@@ -37,17 +34,6 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** How long a stopping process waits for requests in flight before closing their connections. */
 const DRAIN_TIMEOUT_MS = 25_000;
-
-/** Message between cluster workers and the primary: a storefront change to announce in the other workers. */
-type StorefrontChangedMessage = { type: "marea:storefront-changed"; change: StorefrontChange };
-
-function isStorefrontChangedMessage(message: unknown): message is StorefrontChangedMessage {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    (message as { type?: unknown }).type === "marea:storefront-changed"
-  );
-}
 
 /**
  * In production, Next prepares its server (and runs instrumentation.ts: migrations, the worker, and the direct
@@ -126,8 +112,6 @@ async function runServer(): Promise<void> {
   });
   log("info", "listening", { port: config.PORT, host: config.HOST ?? "*", pid: process.pid });
 
-  if (cluster.isWorker) relayStorefrontChanges();
-
   // Graceful shutdown (docs/operations.md, "Stopping"): stop accepting, answer what is in flight (each of those
   // connections closes after its answer), then stop the worker, Next, and the database.
   const stop = async (signal: string): Promise<void> => {
@@ -198,27 +182,6 @@ function announceMail(config: ReturnType<typeof env>): void {
   );
 }
 
-/**
- * Public storefront pages are cached per process (docs/operations.md, "Public storefront cache"): a change made
- * in one worker is sent through the primary to the others, which expire their pages as if they had made it.
- */
-function relayStorefrontChanges(): void {
-  let relaying = false;
-  onStorefrontChanged((change) => {
-    if (relaying) return;
-    process.send?.({ type: "marea:storefront-changed", change } satisfies StorefrontChangedMessage);
-  });
-  process.on("message", (message: unknown) => {
-    if (!isStorefrontChangedMessage(message)) return;
-    relaying = true;
-    try {
-      notifyStorefrontChanged(message.change);
-    } finally {
-      relaying = false;
-    }
-  });
-}
-
 function runPrimary(count: number): void {
   if (!env().DATABASE_URL) {
     process.stderr.write(
@@ -233,12 +196,6 @@ function runPrimary(count: number): void {
   const listening = new Set<number>();
   const fork = () => alive.add(cluster.fork().id);
   cluster.on("listening", (worker) => listening.add(worker.id));
-  cluster.on("message", (from: Worker, message: unknown) => {
-    if (!isStorefrontChangedMessage(message)) return;
-    for (const worker of Object.values(cluster.workers ?? {})) {
-      if (worker && worker.id !== from.id && worker.isConnected()) worker.send(message);
-    }
-  });
   cluster.on("exit", (worker, code, signal) => {
     alive.delete(worker.id);
     if (stopping) {

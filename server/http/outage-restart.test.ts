@@ -32,11 +32,13 @@ describe.skipIf(testDatabaseKind() !== "postgres" || !canCreateScratchCluster())
       cluster = await createScratchCluster();
       await closeDb();
       process.env.DATABASE_URL = cluster.url;
+      process.env.DIRECT_DATABASE_URL = cluster.url;
       resetEnvForTests();
       await dbReady(); // migrates the new cluster's database
       receiver = await startReceiver();
       server = await startProductionServer({
         DATABASE_URL: cluster.url,
+        DIRECT_DATABASE_URL: cluster.url,
         DATA_DIR: env().DATA_DIR,
         UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
         LOG_LEVEL: "warn",

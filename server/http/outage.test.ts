@@ -7,7 +7,7 @@ import { createMerchant } from "@/server/storefronts/testing";
 import { runOutageDrill } from "@/server/testing/outage-drill";
 import { type ProductionServer, startProductionServer } from "@/server/testing/production-server";
 import { testDatabaseKind } from "@/server/testing/setup-db";
-import { startTcpProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
+import { startDatabaseProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
 import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "@/server/webhooks/testing";
 
 /**
@@ -23,11 +23,12 @@ describe.skipIf(testDatabaseKind() !== "postgres")("a database outage under load
 
   beforeAll(async () => {
     setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
-    const target = new URL(env().DATABASE_URL ?? "");
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    // Both ways the server reaches PostgreSQL (the pool, and the LISTEN session) go through the cut.
+    const proxies = await startDatabaseProxy(env().DATABASE_URL ?? "", env().DIRECT_DATABASE_URL);
+    proxy = proxies;
     receiver = await startReceiver();
     server = await startProductionServer({
-      DATABASE_URL: proxy.url(env().DATABASE_URL ?? ""),
+      ...proxies.env,
       DATA_DIR: env().DATA_DIR,
       UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
       LOG_LEVEL: "warn",

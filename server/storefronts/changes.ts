@@ -8,6 +8,8 @@ import { log } from "@/server/lib/log";
  * back by orders; a product image fetched). The page side subscribes and expires its cached pages. Services
  * know nothing of Next: they only announce.
  *
+ * Other processes and hosts hear of each change through PostgreSQL (server/storefronts/change-relay.ts).
+ *
  * The listeners live on `globalThis`, so every bundle of the app that loads this module (Next builds route
  * handlers and pages into separate chunks) shares one list per process.
  */
@@ -17,7 +19,16 @@ export type StorefrontChange = {
   slug?: string | null;
 };
 
-type Listener = (change: StorefrontChange) => void;
+/**
+ * "Any storefront may have changed": announced when this process may have missed changes made elsewhere (its
+ * LISTEN session was lost, server/storefronts/change-relay.ts); the page side then expires every public page.
+ */
+export const EVERY_STOREFRONT = "every-storefront";
+
+/** `local`: made by this process (the relay sends it to the others); `remote`: heard from another process. */
+export type ChangeOrigin = "local" | "remote";
+
+type Listener = (change: StorefrontChange | typeof EVERY_STOREFRONT, origin: ChangeOrigin) => void;
 
 const LISTENERS = Symbol.for("marea.storefrontChangeListeners");
 
@@ -34,12 +45,18 @@ export function onStorefrontChanged(listener: Listener): () => void {
 }
 
 /** Tells every listener, synchronously; a failing listener is logged and the others still run. */
-export function notifyStorefrontChanged(change: StorefrontChange): void {
+export function notifyStorefrontChanged(
+  change: StorefrontChange | typeof EVERY_STOREFRONT,
+  origin: ChangeOrigin = "local",
+): void {
   for (const listener of listeners()) {
     try {
-      listener(change);
+      listener(change, origin);
     } catch (error) {
-      log("warn", "storefront change listener failed", { storefrontId: change.storefrontId, error });
+      log("warn", "storefront change listener failed", {
+        storefrontId: change === EVERY_STOREFRONT ? change : change.storefrontId,
+        error,
+      });
     }
   }
 }

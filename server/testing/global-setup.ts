@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
+import { startPgBouncer } from "./pgbouncer";
 
 /**
  * PostgreSQL runs: one template database with every migration applied, cloned per test file (fast, and no
@@ -12,9 +13,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (kind === "pglite") {
     project.provide("templateDatabase", "");
     project.provide("adminDatabaseUrl", "");
+    project.provide("pooledDatabaseUrl", "");
     return async () => {};
   }
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  // Every test reaches its database as production behind a pooler does (docs/operations.md, "Poolers"):
+  // DATABASE_URL through PgBouncer in transaction mode, DIRECT_DATABASE_URL straight to PostgreSQL.
+  const pgbouncer = await startPgBouncer(adminUrl);
   const template = `marea_tpl_${randomBytes(4).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${template}`);
@@ -23,9 +28,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await migratePostgres(templateUrl);
   project.provide("templateDatabase", template);
   project.provide("adminDatabaseUrl", adminUrl);
+  project.provide("pooledDatabaseUrl", pgbouncer.url);
   return async () => {
     await admin.unsafe(`drop database if exists ${template} with (force)`);
     await admin.end();
+    await pgbouncer.stop();
   };
 }
 
@@ -40,5 +47,7 @@ declare module "vitest" {
     testDb: "postgres" | "pglite";
     templateDatabase: string;
     adminDatabaseUrl: string;
+    /** `adminDatabaseUrl` through the test run's PgBouncer (transaction mode). */
+    pooledDatabaseUrl: string;
   }
 }

@@ -11,6 +11,7 @@ let databaseName: string | null = null;
 
 if (kind === "pglite") {
   delete process.env.DATABASE_URL;
+  delete process.env.DIRECT_DATABASE_URL;
   process.env.PGLITE_DIR = "memory://";
 } else {
   const adminUrl = inject("adminDatabaseUrl");
@@ -18,7 +19,10 @@ if (kind === "pglite") {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${databaseName} template ${inject("templateDatabase")}`);
   await admin.end();
-  process.env.DATABASE_URL = withDatabase(adminUrl, databaseName);
+  // The pool through PgBouncer in transaction mode, sessions (LISTEN, migrations) direct: docs/operations.md,
+  // "Poolers".
+  process.env.DATABASE_URL = withDatabase(inject("pooledDatabaseUrl"), databaseName);
+  process.env.DIRECT_DATABASE_URL = withDatabase(adminUrl, databaseName);
 }
 process.env.DATA_DIR ??= `/tmp/marea-test-${process.pid}`;
 resetEnvForTests();

@@ -139,3 +139,41 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
   };
 }
+
+/**
+ * PostgreSQL going away for a service that reaches it twice (docs/operations.md, "Poolers"): one proxy for the
+ * pool's `DATABASE_URL` (the pooler, in the PostgreSQL pass) and one for the sessions' `DIRECT_DATABASE_URL`, cut
+ * and restored together. `env` holds both URLs through the proxies.
+ */
+export async function startDatabaseProxy(
+  databaseUrl: string,
+  directUrl: string | undefined,
+): Promise<TcpProxy & { env: { DATABASE_URL: string; DIRECT_DATABASE_URL: string } }> {
+  const target = (url: string) => {
+    const parsed = new URL(url);
+    return { host: parsed.hostname, port: Number(parsed.port || 5432) };
+  };
+  const pool = await startTcpProxy(target(databaseUrl));
+  const direct = directUrl && directUrl !== databaseUrl ? await startTcpProxy(target(directUrl)) : null;
+  const all = direct ? [pool, direct] : [pool];
+  return {
+    get port() {
+      return pool.port;
+    },
+    url: pool.url,
+    env: {
+      DATABASE_URL: pool.url(databaseUrl),
+      DIRECT_DATABASE_URL: direct ? direct.url(directUrl ?? "") : pool.url(databaseUrl),
+    },
+    cut: async (mode) => {
+      await Promise.all(all.map((p) => p.cut(mode)));
+    },
+    restore: async () => {
+      await Promise.all(all.map((p) => p.restore()));
+    },
+    connections: () => all.reduce((n, p) => n + p.connections(), 0),
+    close: async () => {
+      await Promise.all(all.map((p) => p.close()));
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { closeDb, dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { resetEnvForTests } from "@/server/env";
 import { testDatabaseKind } from "@/server/testing/setup-db";
-import { startTcpProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
+import { startDatabaseProxy, type TcpProxy } from "@/server/testing/tcp-proxy";
 import { emitEvent } from "./events";
 import { DELIVERY_EVENT, deliverWebhookFunction, INNGEST_OWNER } from "./functions";
 import { webhookDeliveries } from "./tables";
@@ -28,11 +28,11 @@ describe.skipIf(testDatabaseKind() !== "postgres")("deliver-webhook when the dat
       WEBHOOK_TIMEOUT_MS: "1000",
       DATABASE_POOL_WAIT_MS: "1000",
     });
-    const direct = process.env.DATABASE_URL ?? "";
-    const target = new URL(direct);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxies = await startDatabaseProxy(process.env.DATABASE_URL ?? "", process.env.DIRECT_DATABASE_URL);
+    proxy = proxies;
     await closeDb();
-    process.env.DATABASE_URL = proxy.url(direct);
+    process.env.DATABASE_URL = proxies.env.DATABASE_URL;
+    process.env.DIRECT_DATABASE_URL = proxies.env.DIRECT_DATABASE_URL;
     resetEnvForTests();
     receiver = await startReceiver();
   });

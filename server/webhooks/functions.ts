@@ -1,7 +1,8 @@
 import { Inngest } from "inngest";
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { JOB_NAMES, runJob } from "@/server/jobs/registry";
+import { JOB_NAMES } from "@/server/jobs/registry";
+import { runScheduledJob } from "@/server/jobs/scheduler";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail } from "@/server/mail/service";
 import {
@@ -140,7 +141,7 @@ const JOB_CRONS: Record<string, string> = {
 export const jobFunctions = JOB_NAMES.map((name) =>
   inngest.createFunction(
     { id: `job-${name}`, name: `Job: ${name}`, triggers: [{ cron: JOB_CRONS[name] ?? "30 3 * * *" }] },
-    async ({ step }) => step.run(name, async () => runJob(await dbReady(), name, new Date())),
+    async ({ step }) => step.run(name, async () => runScheduledJob(await dbReady(), name, new Date())),
   ),
 );
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type Db, databaseKind, dbReady, isDatabaseUnavailable } from "@/server/db/client";
-import { listenWithReconnect } from "@/server/db/listen";
+import { subscribeNotifications } from "@/server/db/listen";
 import { env } from "@/server/env";
-import { JOB_NAMES, runJob } from "@/server/jobs/registry";
+import { startJobScheduler } from "@/server/jobs/scheduler";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail } from "@/server/mail/service";
 import {
@@ -37,7 +37,7 @@ export type WorkerOptions = {
   pollMs?: number;
   /** LISTEN for NOTIFYs (default true). */
   listen?: boolean;
-  /** Also run the scheduled jobs of server/jobs/registry.ts hourly (default false; startServer turns it on). */
+  /** Also run this process's share of the scheduled jobs (server/jobs/scheduler.ts; default false; startServer turns it on). */
   runJobs?: boolean;
 };
 
@@ -50,8 +50,6 @@ export type DeliveryWorker = {
   idle: () => Promise<void>;
   stats: () => { attempts: number; inFlight: number };
 };
-
-const JOBS_INTERVAL_MS = 60 * 60 * 1000;
 
 export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker {
   const config = env();
@@ -229,35 +227,9 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   if (options.listen ?? true) void listenForCommits(wake).then((stop) => cleanups.push(stop));
 
   if (options.runJobs) {
-    // A job that failed because the database was away runs again soon (30 s, doubling to 10 min), not an hour
-    // later; the next hourly run goes on as usual.
-    const retryDelays = new Map<string, number>();
-    const runJobsNamed = async (names: readonly string[]) => {
-      const jobDb = db ?? (await dbReady());
-      for (const name of names) {
-        try {
-          const result = await runJob(jobDb, name, new Date());
-          retryDelays.delete(name);
-          log("info", "scheduled job ran", result);
-        } catch (error) {
-          log("error", "scheduled job failed", { job: name, error });
-          if (!isDatabaseUnavailable(error) || !running) continue;
-          const delay = Math.min((retryDelays.get(name) ?? 15_000) * 2, 10 * 60_000);
-          retryDelays.set(name, delay);
-          const retry = setTimeout(() => void runJobsNamed([name]).catch(() => undefined), delay);
-          retry.unref();
-        }
-      }
-    };
-    const tick = () => void runJobsNamed(JOB_NAMES).catch(() => undefined);
-    const first = setTimeout(tick, 60_000);
-    const every = setInterval(tick, JOBS_INTERVAL_MS);
-    first.unref();
-    every.unref();
-    cleanups.push(
-      () => clearTimeout(first),
-      () => clearInterval(every),
-    );
+    // Once per period across every process and host (server/jobs/scheduler.ts).
+    const stopJobs = startJobScheduler(options.db ? { db: options.db } : {});
+    cleanups.push(stopJobs);
   }
 
   wake();
@@ -284,18 +256,17 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
 }
 
 /**
- * LISTEN on the delivery channel: PostgreSQL over a dedicated connection that is taken again whenever it is lost
+ * LISTEN on the delivery channel: PostgreSQL over the process's LISTEN session, taken again whenever it is lost
  * (server/db/listen.ts; every time it is taken, the worker looks for what it may have missed), PGlite on its own
  * client.
  */
 async function listenForCommits(onNotify: () => void): Promise<() => Promise<void>> {
   try {
     if (databaseKind() === "postgres") {
-      const listener = listenWithReconnect(env().DATABASE_URL as string, DELIVERY_CHANNEL, {
+      return subscribeNotifications(DELIVERY_CHANNEL, {
         onNotify: () => onNotify(),
-        onListening: onNotify,
+        onListening: () => onNotify(),
       });
-      return listener.stop;
     }
     const db = (await dbReady()) as unknown as {
       $client?: { listen?: (channel: string, cb: () => void) => Promise<() => Promise<void>> };

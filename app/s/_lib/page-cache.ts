@@ -1,6 +1,6 @@
 import { unstable_cache } from "next/cache";
 import { log } from "@/server/lib/log";
-import { onStorefrontChanged, type StorefrontChange } from "@/server/storefronts/changes";
+import { EVERY_STOREFRONT, onStorefrontChanged, type StorefrontChange } from "@/server/storefronts/changes";
 
 /**
  * The public pages' cache (docs/ui.md, "Public storefront", caching). Each page of a storefront (store, product,
@@ -19,9 +19,10 @@ import { onStorefrontChanged, type StorefrontChange } from "@/server/storefronts
  * context and takes effect at once, before the changing request has even answered. The browser test "after a
  * product PATCH the next page view shows the change" (e2e/storefront.spec.ts) guards this against Next upgrades.
  *
- * The cache is per process. With several server processes, a change made in one expires the pages of that one
- * only; the others serve theirs until `PAGE_REVALIDATE_SECONDS` passes (then the next view triggers a fresh
- * render in the background). docs/operations.md, "Public storefront cache".
+ * The cache is per process. On PostgreSQL every process hears the changes the others make, on this host or
+ * another (server/storefronts/change-relay.ts, NOTIFY/LISTEN), and expires its pages the same way; a process that
+ * may have missed some (its LISTEN session was lost) expires every public page (`ALL_PAGES_TAG`).
+ * docs/operations.md, "Public storefront cache".
  */
 export const PAGE_REVALIDATE_SECONDS = 60;
 
@@ -32,6 +33,9 @@ export function storefrontTag(storefrontId: string): string {
 export function slugTag(slug: string): string {
   return `storefront-slug:${slug}`;
 }
+
+/** Carried by every public page: expiring it expires them all. */
+export const ALL_PAGES_TAG = "storefront-pages";
 
 type IncrementalCache = { revalidateTag: (tags: string[], durations?: { expire?: number }) => Promise<void> };
 
@@ -75,7 +79,7 @@ export function subscribeToStorefrontChanges(): void {
   if (holder[SUBSCRIBED]) return;
   holder[SUBSCRIBED] = true;
   onStorefrontChanged((change) => {
-    const tags = tagsOf(change);
+    const tags = change === EVERY_STOREFRONT ? [ALL_PAGES_TAG] : tagsOf(change);
     expireTags(tags);
     for (const delay of LATE_EXPIRY_MS) setTimeout(() => expireTags(tags), delay).unref?.();
   });
@@ -87,7 +91,7 @@ export function subscribeToStorefrontChanges(): void {
  */
 export async function tagThisPage(tags: string[]): Promise<void> {
   await unstable_cache(async () => true, ["marea-page-tags", ...tags], {
-    tags,
+    tags: [...tags, ALL_PAGES_TAG],
     revalidate: PAGE_REVALIDATE_SECONDS,
   })();
 }
