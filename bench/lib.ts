@@ -169,7 +169,7 @@ export function startServer(options: {
   const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   return startProcess(
-    "node",
+    process.execPath,
     [...nodeFlags, "--import", "tsx", "server/http/main.ts"],
     { ...options.env, PORT: String(options.port), HOST: "127.0.0.1" },
     "production start",
@@ -193,7 +193,7 @@ export function startNext(options: {
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   const args = ["start", "-H", "127.0.0.1", "-p", String(options.port)];
   return startProcess(
-    "node",
+    process.execPath,
     [...nodeFlags, "node_modules/next/dist/bin/next", ...args],
     options.env,
     "next start",
