@@ -335,10 +335,12 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   const { dbReady, closeDb } = await import("@/server/db/client");
   const { createDeveloperKey } = await import("@/server/accounts/service");
   const { createServiceContext } = await import("@/server/context");
+  const { DEVELOPER_KEY_RANGES } = await import("@/server/accounts/limits");
+  // The highest limits a key may have (the service refuses more).
   const developer = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
     email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
-    dailyLimit: 100_000_000,
-    rpm: 100_000_000,
+    dailyLimit: DEVELOPER_KEY_RANGES.dailyLimit.max,
+    rpm: DEVELOPER_KEY_RANGES.rpm.max,
   });
   await closeDb();
   return developer.key;
