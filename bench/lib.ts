@@ -165,11 +165,13 @@ export function startServer(options: {
   port: number;
   env: NodeJS.ProcessEnv;
   profileDir?: string;
+  /** The node binary (default: the bench's own, so `npm run bench` measures the project's Node 24). */
+  node?: string;
 }): ChildProcess {
   const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   return startProcess(
-    process.execPath,
+    options.node ?? process.execPath,
     [...nodeFlags, "--import", "tsx", "server/http/main.ts"],
     { ...options.env, PORT: String(options.port), HOST: "127.0.0.1" },
     "production start",
