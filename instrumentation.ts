@@ -5,10 +5,18 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Traces and the delivery queue's gauges (docs/operations.md, "Observability"); the production start has
+  // started tracing already, `next start` alone starts it here.
+  const [{ startTracing }, { registerQueueProbe }] = await Promise.all([
+    import("@/server/observability/tracing"),
+    import("@/server/observability/queue"),
+  ]);
+  startTracing();
+  registerQueueProbe();
   const { startServer, stopServer } = await import("@/server/startup");
   await startServer();
   const [
-    { handleV1Request },
+    { handleV1Request, v1RoutePattern },
     { handleHealthRequest },
     { yoga },
     { handleMcpRequest },
@@ -28,6 +36,7 @@ export async function register(): Promise<void> {
     graphql: async (request) => yoga.fetch(request),
     mcp: handleMcpRequest,
     trpc: handleTrpcRequest,
+    v1RoutePattern,
     shutdown: stopServer,
   });
 }

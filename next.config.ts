@@ -6,7 +6,21 @@ const isBenchBuild = process.env.MAREA_BENCH_BUILD === "1";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files: keep it out of the bundle, and out of /_next/static.
-  serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "postgres", "nodemailer"],
+  // prom-client and OpenTelemetry: one copy per process, shared with the production start's own module graph
+  // (docs/operations.md, "Observability").
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "@electric-sql/pglite-socket",
+    "postgres",
+    "nodemailer",
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/semantic-conventions",
+  ],
   poweredByHeader: false,
   // Next hashes the whole body of every cached page it serves to make an ETag (dynamic pages get none). For the
   // public storefront pages, a few hundred KiB each, that hash was the largest part of a view's CPU; a CDN or

@@ -33,7 +33,8 @@ import { createBenchStorefront } from "./storefront";
  * request, and B's CPU per request as a fraction of A's (all of it, and the main thread's). A first round warms both
  * servers up and is not counted. BENCH_AB_ROUNDS (default 3), BENCH_DURATION_SEC
  * (default 10), BENCH_AB_NODE_OPTIONS_A / _B (extra NODE_OPTIONS for one side's server), BENCH_AB_ENV_A / _B
- * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_AB_LOADS (default `b,d,e`;
+ * (`NAME=value` pairs for one side's server, e.g. `DATABASE_POOL_SIZE=4`), BENCH_AB_NODE_A / _B (the node binary
+ * one side's server runs on: `BENCH_AB_NODE_A=/usr/bin/node` against the project's Node 24), BENCH_AB_LOADS (default `b,d,e`;
  * `d2` adds PATCH with an Idempotency-Key; `s` the cached public page of scenario (s)), BENCH_SKIP_BUILD=1 (both
  * already built).
  */
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
       // Each checkout as it starts in production: its custom server, or `next start` for one from before it.
       const hasProductionStart = existsSync(path.join(dir, "server/http/main.ts"));
       const child = hasProductionStart
-        ? startServer({ cwd: dir, port, env })
+        ? startServer({ cwd: dir, port, env, node: process.env[`BENCH_AB_NODE_${name}`] })
         : startNext({ cwd: dir, port, env });
       children.push(child);
       const baseUrl = `http://127.0.0.1:${port}`;

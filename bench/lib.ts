@@ -165,11 +165,13 @@ export function startServer(options: {
   port: number;
   env: NodeJS.ProcessEnv;
   profileDir?: string;
+  /** The node binary (default: the bench's own, so `npm run bench` measures the project's Node 24). */
+  node?: string;
 }): ChildProcess {
   const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   return startProcess(
-    "node",
+    options.node ?? process.execPath,
     [...nodeFlags, "--import", "tsx", "server/http/main.ts"],
     { ...options.env, PORT: String(options.port), HOST: "127.0.0.1" },
     "production start",
@@ -193,7 +195,7 @@ export function startNext(options: {
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   const args = ["start", "-H", "127.0.0.1", "-p", String(options.port)];
   return startProcess(
-    "node",
+    process.execPath,
     [...nodeFlags, "node_modules/next/dist/bin/next", ...args],
     options.env,
     "next start",
@@ -335,10 +337,12 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   const { dbReady, closeDb } = await import("@/server/db/client");
   const { createDeveloperKey } = await import("@/server/accounts/service");
   const { createServiceContext } = await import("@/server/context");
+  const { DEVELOPER_KEY_RANGES } = await import("@/server/accounts/limits");
+  // The highest limits a key may have (the service refuses more).
   const developer = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
     email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
-    dailyLimit: 100_000_000,
-    rpm: 100_000_000,
+    dailyLimit: DEVELOPER_KEY_RANGES.dailyLimit.max,
+    rpm: DEVELOPER_KEY_RANGES.rpm.max,
   });
   await closeDb();
   return developer.key;

@@ -91,6 +91,18 @@ const EnvSchema = z.object({
    * `expire-public-orders` every 10 minutes). For tests and drills.
    */
   JOBS_PERIOD_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /**
+   * Observability (docs/operations.md, "Observability"). `/metrics` is off unless one of the two is set: the
+   * token guards it on PORT (`Authorization: Bearer`), the port serves it on a listener of its own (behind the
+   * token too when both are set).
+   */
+  METRICS_TOKEN: z.string().min(16).max(512).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  /** The interface of the METRICS_PORT listener; unset: HOST's. */
+  METRICS_HOST: z.string().min(1).max(255).optional(),
+  /** Where spans go (OTLP over HTTP, JSON); unset: no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).default("marea"),
   /** The current terms of service (docs/api.md, "Terms of service"). */
   TOS_VERSION: z.string().min(1).max(50).default("2026-05-12"),
   TOS_PUBLISHED_AT: z.iso.datetime({ offset: true }).default("2026-05-12T00:00:00Z"),

@@ -7,6 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { env } from "@/server/env";
+import { metrics } from "@/server/observability/metrics";
 import { withFewerRoundTrips } from "./round-trips";
 import * as schema from "./schema";
 
@@ -71,11 +72,15 @@ function createPostgresState(url: string): DbState {
     url,
     postgresOptions({ max: config.DATABASE_POOL_SIZE, prepare: preparedStatements, statementTimeout: true }),
   );
+  // The pool's gauges (docs/operations.md, "Observability"), when metrics are on.
+  const pool = metrics()?.pool ?? null;
+  if (pool) pool.max = config.DATABASE_POOL_SIZE;
   // Prepared statements, BEGIN sent with a transaction's first statement, and the pool-wait bound (round-trips.ts).
   const db = drizzlePostgres(
     withFewerRoundTrips(client, {
       preparedStatements,
       poolWaitMs: config.DATABASE_POOL_WAIT_MS,
+      pool,
     }),
     { schema },
   ) as unknown as Db;
@@ -128,6 +133,9 @@ function createPgliteState(): DbState {
     acquirePgliteLock(dataDir);
   }
   const client = new PGlite(dataDir);
+  // One connection, in-process: the pool gauges show its size only.
+  const pool = metrics()?.pool;
+  if (pool) pool.max = 1;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   const ready = (async () => {
     await client.waitReady;

@@ -1,4 +1,6 @@
 import type { ReservedSql, Sql } from "postgres";
+import type { PoolFacts } from "@/server/observability/metrics";
+import { SpanKind, SpanStatusCode, tracer, tracingEnabled } from "@/server/observability/tracing";
 
 /**
  * The postgres.js client as drizzle gets it, tuned for round trips. On the machines we measured, each socket
@@ -21,11 +23,19 @@ import type { ReservedSql, Sql } from "postgres";
  */
 export function withFewerRoundTrips(
   client: Sql,
-  options: { preparedStatements: boolean; poolWaitMs?: number },
+  options: { preparedStatements: boolean; poolWaitMs?: number; pool?: PoolFacts | null },
 ): Sql {
   const poolWaitMs = options.poolWaitMs ?? 0;
+  const pool = options.pool ?? null;
   const begin = async (fn: (sql: ReservedSql) => Promise<unknown>) => {
-    const connection = await reserveWithin(client, poolWaitMs);
+    if (pool) pool.waitingReserve++;
+    let connection: ReservedSql;
+    try {
+      connection = await reserveWithin(client, poolWaitMs);
+    } finally {
+      if (pool) pool.waitingReserve--;
+    }
+    if (pool) pool.reserved++;
     const begun = connection.unsafe("begin").execute();
     try {
       const result = await fn(forTransaction(connection, options.preparedStatements));
@@ -37,10 +47,11 @@ export function withFewerRoundTrips(
       await connection.unsafe("rollback").catch(() => undefined);
       throw error;
     } finally {
+      if (pool) pool.reserved--;
       connection.release();
     }
   };
-  const unsafe = boundedWait(preparedUnsafe(client, options.preparedStatements), poolWaitMs);
+  const unsafe = observed(boundedWait(preparedUnsafe(client, options.preparedStatements), poolWaitMs), pool);
   return new Proxy(client, {
     get: (target, property, receiver) => {
       if (property === "begin") return begin;
@@ -115,7 +126,7 @@ function preparedUnsafe(sql: Sql | ReservedSql, prepared: boolean): Sql["unsafe"
 /** The reserved connection drizzle's transaction runs on: prepared statements, and `savepoint` for nesting. */
 function forTransaction(connection: ReservedSql, prepared: boolean): ReservedSql {
   let next = 0;
-  const unsafe = preparedUnsafe(connection, prepared);
+  const unsafe = observed(preparedUnsafe(connection, prepared), null);
   const savepoint = async (fn: (sql: ReservedSql) => Promise<unknown>) => {
     const name = `s${next++}`;
     await connection.unsafe(`savepoint ${name}`);
@@ -129,4 +140,50 @@ function forTransaction(connection: ReservedSql, prepared: boolean): ReservedSql
     }
   };
   return Object.assign(connection, { unsafe, savepoint });
+}
+
+/**
+ * Observability (docs/operations.md, "Observability"): a pooled statement counts as in flight until it settles,
+ * and as a waiter while no connection has taken it (postgres.js sets `state` when one does); with tracing on,
+ * each statement is a span, a child of the request's or the delivery's. The SQL text is drizzle's, with
+ * placeholders: bound values never reach a span.
+ */
+function observed(unsafe: Sql["unsafe"], pool: PoolFacts | null): Sql["unsafe"] {
+  return ((query, parameters, queryOptions) => {
+    const pending = unsafe(query, parameters, queryOptions);
+    const span = tracingEnabled() ? statementSpan(query) : null;
+    if (!pool && !span) return pending;
+    const entry = pending as unknown as { state?: unknown };
+    pool?.pending.add(entry);
+    const done = (error?: unknown) => {
+      pool?.pending.delete(entry);
+      if (!span) return;
+      if (error) {
+        const code = (error as { code?: unknown }).code;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === "string" ? code : "failed" });
+      }
+      span.end();
+    };
+    // As in boundedWait: watch the statement without starting it before drizzle asks for its rows.
+    const settled = pending as unknown as { then: Promise<unknown>["then"] };
+    queueMicrotask(() => {
+      settled.then(
+        () => done(),
+        (error: unknown) => done(error ?? "failed"),
+      );
+    });
+    return pending;
+  }) as Sql["unsafe"];
+}
+
+function statementSpan(query: string) {
+  const operation = /^\s*(\w+)/.exec(query)?.[1]?.toLowerCase() ?? "query";
+  return tracer().startSpan(`db ${operation}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "db.system.name": "postgresql",
+      "db.operation.name": operation,
+      "db.query.text": query.length > 2000 ? `${query.slice(0, 2000)}…` : query,
+    },
+  });
 }

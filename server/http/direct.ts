@@ -16,6 +16,8 @@ export type DirectHandlers = {
   mcp: FetchHandler;
   /** The dashboard's tRPC door (app/api/trpc/[trpc]/route.ts serves the same under `next dev`). */
   trpc: FetchHandler;
+  /** The /v1 route pattern of a path, for metrics and traces (server/http/router.ts). */
+  v1RoutePattern: (pathname: string) => string;
   /** Stops the background worker and closes the database (graceful shutdown, after the last answer). */
   shutdown: () => Promise<void>;
 };

@@ -1,9 +1,26 @@
 import cluster from "node:cluster";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "@/server/env";
 import { isLoopbackAddress, parseIpAddress } from "@/server/lib/ip";
 import { log } from "@/server/lib/log";
+import {
+  doorOf,
+  nextRoutePatterns,
+  observeRequest,
+  pathnameOf,
+  routeOf,
+  runInSpan,
+  serveMetrics,
+} from "@/server/observability/http";
+import { metrics } from "@/server/observability/metrics";
+import {
+  clusterMetricsText,
+  listenForMetrics,
+  metricsFromPrimary,
+} from "@/server/observability/metrics-server";
+import { startTracing, stopTracing } from "@/server/observability/tracing";
 import { directHandlers, directRoute } from "./direct";
 import { isAllowedHost } from "./hosts";
 import { applyMailDefaults, isLoopbackHost } from "./mail-defaults";
@@ -27,7 +44,9 @@ import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./sec
  * On every request, before any handler (docs/security.md): the socket's peer goes into a header of the server's
  * own (server/http/peer.ts; the client address of every per-IP limit starts there), the security headers are
  * set (server/http/security-headers.ts), and a page asked for under a Host name that is not this service's is
- * refused with 421 (server/http/hosts.ts).
+ * refused with 421 (server/http/hosts.ts). Each request is also named (door, route pattern), counted, traced and
+ * logged (server/observability/http.ts; docs/operations.md, "Observability"), and `/metrics` is served behind
+ * METRICS_TOKEN on PORT, or on a METRICS_PORT listener of its own.
  */
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -53,6 +72,9 @@ async function prepareNextServer(app: unknown): Promise<void> {
 async function runServer(): Promise<void> {
   const config = env();
   process.title = "marea-server";
+  // Before Next loads, so its spans and the services' join the same provider.
+  startTracing();
+  metrics();
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: ROOT, hostname: config.HOST ?? "localhost", port: config.PORT });
   await app.prepare();
@@ -74,6 +96,11 @@ async function runServer(): Promise<void> {
     trpc: serveFetch(handlers.trpc),
   };
 
+  const routePatterns = { v1: handlers.v1RoutePattern, next: nextRoutePatterns(path.join(ROOT, ".next")) };
+  // /metrics on PORT only with a token and no listener of its own; a cluster's worker answers the primary's sum.
+  const metricsOnPort = Boolean(config.METRICS_TOKEN && !config.METRICS_PORT);
+  const metricsSource = cluster.isWorker ? metricsFromPrimary : undefined;
+
   let stopping = false;
   const inFlight = new Set<ServerResponse>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -82,7 +109,26 @@ async function runServer(): Promise<void> {
     // A request that arrives while the process drains is still answered, and its connection then closed.
     if (stopping) res.setHeader("connection", "close");
     stampPeer(req);
-    const route = directRoute(req.method, req.url ?? "/");
+    const target = req.url ?? "/";
+    const route = directRoute(req.method, target);
+    const pathname = pathnameOf(target);
+    if (metricsOnPort && pathname === "/metrics") {
+      const span = observeRequest(req, res, "metrics", "/metrics", pathname);
+      secureDirectAnswer(res, baseHeaders);
+      runInSpan(span, () => {
+        serveMetrics(req, res, metricsSource).catch(() => {
+          if (!res.headersSent) res.statusCode = 500;
+          res.end();
+        });
+      });
+      return;
+    }
+    const door = doorOf(route, pathname);
+    const span = observeRequest(req, res, door, routeOf(door, pathname, routePatterns), pathname);
+    runInSpan(span, () => handle(req, res, route));
+  });
+
+  const handle = (req: IncomingMessage, res: ServerResponse, route: ReturnType<typeof directRoute>) => {
     if (route) {
       secureDirectAnswer(res, baseHeaders);
       direct[route](req, res);
@@ -104,13 +150,15 @@ async function runServer(): Promise<void> {
       if (!res.headersSent) res.statusCode = 500;
       res.end();
     });
-  });
+  };
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
   log("info", "listening", { port: config.PORT, host: config.HOST ?? "*", pid: process.pid });
+  // One process: its own /metrics listener; in a cluster the primary has it (runPrimary).
+  const metricsServer = cluster.isWorker ? null : await listenForMetrics();
 
   // Graceful shutdown (docs/operations.md, "Stopping"): stop accepting, answer what is in flight (each of those
   // connections closes after its answer), then stop the worker, Next, and the database.
@@ -127,11 +175,13 @@ async function runServer(): Promise<void> {
       server.closeAllConnections();
     }, DRAIN_TIMEOUT_MS);
     await closed;
+    metricsServer?.close();
     clearInterval(sweep);
     clearTimeout(deadline);
     try {
       await handlers.shutdown();
       await app.close();
+      await stopTracing();
     } catch (error) {
       log("warn", "error while stopping", { error });
     }
@@ -224,6 +274,11 @@ function runPrimary(count: number): void {
   }
   for (let i = 0; i < count; i++) fork();
   log("info", "started server processes", { count, port: env().PORT });
+  // /metrics for the whole cluster: the workers' registries summed (docs/operations.md, "Observability").
+  if (env().METRICS_PORT || env().METRICS_TOKEN)
+    listenForMetrics(clusterMetricsText).catch((error: unknown) => {
+      log("error", "the metrics listener could not start", { error });
+    });
 }
 
 // Next reads NODE_ENV when it loads: the production start is production unless told otherwise.

@@ -82,6 +82,17 @@ function decodePathSegment(segment: string): string | undefined {
 }
 
 /**
+ * The route pattern a /v1 request path matches (`/v1/storefronts/{id}`), for metrics and traces: a bounded set
+ * of labels, never a raw id (docs/operations.md, "Observability"); `unmatched` for a path no route has.
+ */
+export function v1RoutePattern(pathname: string): string {
+  for (const compiled of COMPILED) {
+    if (compiled.pattern.test(pathname)) return compiled.routes[0]?.path ?? "unmatched";
+  }
+  return "unmatched";
+}
+
+/**
  * Entry point of the whole /v1 API: a plain `(Request) => Promise<Response>` that imports nothing from Next,
  * so the same API can be served by any fetch-style HTTP server. Unknown paths answer 404 `route_not_found`,
  * known paths with another method 405 `method_not_allowed` (with `Allow`), both before authentication.

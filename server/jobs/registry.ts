@@ -11,6 +11,7 @@ import { purgeAccountRateLimits } from "@/server/limits/service";
 import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
+import { observeJob } from "@/server/observability/metrics";
 import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
@@ -94,5 +95,6 @@ export async function runJob(db: Db, name: string, now: Date): Promise<Record<st
       param: "job",
       detail: `Unknown job "${name}". Jobs: ${JOB_NAMES.join(", ")}`,
     });
-  return { job: name, ...(await job.run(db, now)) };
+  // Counted and timed by job and outcome (docs/operations.md, "Observability").
+  return { job: name, ...(await observeJob(name, () => job.run(db, now))) };
 }

@@ -11,6 +11,18 @@ export function log(level: Level, msg: string, fields: Record<string, unknown> =
   process.stderr.write(`${line}\n`);
 }
 
+/**
+ * The access log (docs/operations.md, "Access log"): one JSON line per request on stdout, at level info (so
+ * LOG_LEVEL=warn and above silence it). The production start writes it with the request's id, door, route
+ * pattern, status and duration; it never holds headers (Authorization, cookies) or the query string.
+ */
+export function accessLog(fields: Record<string, unknown>): void {
+  if (ORDER.info < ORDER[env().LOG_LEVEL]) return;
+  process.stdout.write(
+    `${JSON.stringify({ level: "info", time: new Date().toISOString(), msg: "request", ...fields })}\n`,
+  );
+}
+
 function errorReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) {
     return { name: value.name, message: redactParams(value.message), stack: redactParams(value.stack) };

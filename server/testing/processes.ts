@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
-const TSX = path.resolve("node_modules/.bin/tsx");
+// tsx's command line run by this process's own Node (the project's Node 24 under npm scripts), whatever `node` is
+// first on PATH.
+const TSX_CLI = path.resolve("node_modules/tsx/dist/cli.mjs");
 
 export type RunningProcess = {
   child: ChildProcess;
@@ -17,7 +19,7 @@ export async function startTsxProcess(
   ready: RegExp,
   timeoutMs = 30_000,
 ): Promise<RunningProcess & { match: RegExpMatchArray }> {
-  const child = spawn(TSX, [script, ...args], {
+  const child = spawn(process.execPath, [TSX_CLI, script, ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,6 +5,8 @@ import { env } from "@/server/env";
 import { log } from "@/server/lib/log";
 import { decryptSecretCached } from "@/server/lib/secrets";
 import { queueMail } from "@/server/mail/service";
+import { metrics } from "@/server/observability/metrics";
+import { inSpan, SpanKind, SpanStatusCode } from "@/server/observability/tracing";
 import { type DeliveryStatus, type EventType, isOrderEvent } from "./schema";
 import type { DeliveryAttempt } from "./tables";
 import { SafeFetchError, safeFetch } from "./url-guard";
@@ -252,7 +254,47 @@ export function deliveryHeaders(
  * signature is not a secret: the receiver saw it).
  */
 export async function performAttempt(job: DeliveryJob, now: Date = new Date()): Promise<AttemptResult> {
-  if (!job.enabled) return { kind: "skip", job, at: now };
+  if (!job.enabled) {
+    metrics()?.webhookAttempts.inc({ outcome: "skipped" });
+    return { kind: "skip", job, at: now };
+  }
+  // Observability (docs/operations.md): a span per attempt, and attempts counted by outcome.
+  return inSpan(
+    "webhook attempt",
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        "marea.delivery_id": job.deliveryId,
+        "marea.endpoint_id": job.endpointId,
+        "marea.event_type": job.type,
+        "marea.attempt": job.attemptCount + 1,
+      },
+    },
+    async (span) => {
+      const result = await attemptOnce(job, now);
+      if (result.kind !== "attempt") return result;
+      const outcome = attemptOutcome(result.attempt);
+      const m = metrics();
+      m?.webhookAttempts.inc({ outcome });
+      m?.webhookAttemptDuration.observe({ outcome }, result.attempt.durationMs / 1000);
+      span?.setAttribute("marea.outcome", outcome);
+      if (result.attempt.httpStatus !== null)
+        span?.setAttribute("http.response.status_code", result.attempt.httpStatus);
+      if (!result.isSuccess) span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      return result;
+    },
+  );
+}
+
+/** `success`, `http_error` (an answer outside 2xx), the guard's `timeout` / `connection` / `blocked`, or `error`. */
+function attemptOutcome(attempt: DeliveryAttempt): string {
+  if (attempt.error === null) return "success";
+  if (attempt.httpStatus !== null) return "http_error";
+  const kind = /^(timeout|connection|blocked):/.exec(attempt.error)?.[1];
+  return kind ?? "error";
+}
+
+async function attemptOnce(job: DeliveryJob, now: Date): Promise<AttemptResult> {
   const n = job.attemptCount + 1;
   const started = performance.now();
   let httpStatus: number | null = null;
