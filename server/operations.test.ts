@@ -20,6 +20,7 @@ import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
+import { createFile, getFile } from "@/server/files/service";
 import { API_ROUTES } from "@/server/http/routes";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
@@ -105,6 +106,8 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
   listEvents: (ctx) => listEvents(ctx, ANY),
   getEvent: (ctx) => getEvent(ctx, ANY),
+  createFile: (ctx) => createFile(ctx, ANY),
+  getFile: (ctx) => getFile(ctx, ANY),
   createOrder: (ctx) => createOrder(ctx, ANY),
   listOrders: (ctx) => listOrders(ctx, ANY),
   getOrder: (ctx) => getOrder(ctx, ANY),

@@ -2,6 +2,7 @@ import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
 import type { Scope } from "@/server/accounts/scopes";
 import type { ViaType } from "@/server/context";
 import { EVENT_OPERATIONS } from "@/server/events/operations";
+import { FILE_OPERATIONS } from "@/server/files/operations";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
 import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";
@@ -32,6 +33,7 @@ export const OPERATIONS = {
   ...PRODUCT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...EVENT_OPERATIONS,
+  ...FILE_OPERATIONS,
   ...ORDER_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...OVERVIEW_OPERATIONS,

@@ -1,5 +1,6 @@
 import { accountRoutes } from "@/server/accounts/rest";
 import { eventRoutes } from "@/server/events/rest";
+import { fileRoutes } from "@/server/files/rest";
 import { orderRoutes } from "@/server/orders/rest";
 import { productRoutes } from "@/server/products/rest";
 import { storefrontRoutes } from "@/server/storefronts/rest";
@@ -13,5 +14,6 @@ export const API_ROUTES: AnyRoute[] = [
   ...productRoutes,
   ...webhookRoutes,
   ...eventRoutes,
+  ...fileRoutes,
   ...orderRoutes,
 ];

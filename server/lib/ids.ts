@@ -32,7 +32,8 @@ export type IdPrefix =
   | "oac"
   | "pay"
   | "tok"
-  | "oar";
+  | "oar"
+  | "fil";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
