@@ -9,7 +9,7 @@ import { setFileStoreForTests } from "./store";
 import { DiskFileStore } from "./store-disk";
 
 /** Each test file keeps its files in its own folder. */
-export function useTemporaryDiskStore(): string {
+export function keepFilesInTemporaryFolder(): string {
   const root = mkdtempSync(join(tmpdir(), "marea-files-"));
   setFileStoreForTests(new DiskFileStore(root));
   return root;
