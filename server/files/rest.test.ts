@@ -12,7 +12,14 @@ import { serveFile } from "./http";
 import { IMAGE_LIMITS } from "./image";
 import { ensureVariants, STORAGE_QUOTA_BYTES } from "./service";
 import { files } from "./tables";
-import { makeAnimatedGif, makeJpeg, makePng, pngClaiming, upload, keepFilesInTemporaryFolder } from "./testing";
+import {
+  keepFilesInTemporaryFolder,
+  makeAnimatedGif,
+  makeJpeg,
+  makePng,
+  pngClaiming,
+  upload,
+} from "./testing";
 
 // docs/api.md, "Files": POST /v1/files and GET /v1/files/{fileId} through the /v1 pipeline, on the disk store; the
 // refusals each store nothing. server/files/s3.test.ts runs the same store contract on an S3-protocol server.

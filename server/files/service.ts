@@ -319,3 +319,36 @@ export function responsiveImageOf(
     height: largest.height,
   };
 }
+
+/**
+ * `{fileId}` where the spec takes an image (docs/api.md, "Files"): each must name a file of the account, else 400
+ * `invalid_request` with `param` naming the field (`branding.logoUrl`). URLs and null pass untouched.
+ */
+export async function checkFileReferences(
+  db: Db,
+  accountId: string,
+  references: Array<{ param: string; value: unknown }>,
+): Promise<void> {
+  const named = references.flatMap((ref) => {
+    const value = ref.value as { fileId?: unknown } | null | undefined;
+    return value && typeof value === "object" && typeof value.fileId === "string"
+      ? [{ param: ref.param, fileId: value.fileId }]
+      : [];
+  });
+  if (named.length === 0) return;
+  const own = await ownFileIds(
+    db,
+    accountId,
+    named.map((ref) => ref.fileId),
+  );
+  const missing = named.find((ref) => !own.has(ref.fileId));
+  if (missing)
+    throw new AppError("invalid_request", {
+      param: missing.param,
+      detail: {
+        en: `${missing.param}: no file ${missing.fileId} in this account; upload it with POST /v1/files.`,
+        es: `${missing.param}: no hay un archivo ${missing.fileId} en esta cuenta; súbelo con POST /v1/files.`,
+        pt: `${missing.param}: não há arquivo ${missing.fileId} nesta conta; envie-o com POST /v1/files.`,
+      },
+    });
+}

@@ -8,6 +8,7 @@ import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, type Upgrade } from "@/server/errors";
+import { checkFileReferences } from "@/server/files/service";
 import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
@@ -45,6 +46,14 @@ function normalizeBranding(branding: BrandingInput): Record<string, unknown> {
   return { ...rest, theme: "preset" in theme ? { ...THEME_PRESETS[theme.preset] } : theme };
 }
 
+/** `{fileId}` of the logo and background (docs/api.md, "Files"): each must be an own file. */
+function brandingFileReferences(branding: BrandingInput | null | undefined) {
+  return [
+    { param: "branding.logoUrl", value: branding?.logoUrl },
+    { param: "branding.backgroundUrl", value: branding?.backgroundUrl },
+  ];
+}
+
 function slugTaken(): AppError {
   return new AppError("slug_taken", { param: "slug" });
 }
@@ -72,6 +81,7 @@ export async function createStorefront(
   input: CreateStorefrontInput,
 ): Promise<CreatedStorefront> {
   const actor = authorize(ctx, "createStorefront");
+  await checkFileReferences(ctx.db, actor.accountId, brandingFileReferences(input.branding));
   const now = ctx.now();
   try {
     return await inTransaction(ctx.db, async (db) => {
@@ -285,6 +295,7 @@ export async function updateStorefront(
 ): Promise<StorefrontDto> {
   const actor = authorize(ctx, "updateStorefront");
   const { storefrontId, patch } = input;
+  await checkFileReferences(ctx.db, actor.accountId, brandingFileReferences(patch.branding));
   const parsed = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
   // A date PostgreSQL's timestamptz cannot take as written (year 0, years past 9999) is not a timestamp either.
   const expected =
