@@ -10,7 +10,7 @@ import { newId } from "@/server/lib/ids";
 import { call } from "@/server/testing/api";
 import { serveFile } from "./http";
 import { IMAGE_LIMITS } from "./image";
-import { ensureVariants, STORAGE_QUOTA_BYTES } from "./service";
+import { ensureVariants, purgeUnreferencedFiles, STORAGE_QUOTA_BYTES } from "./service";
 import { files } from "./tables";
 import {
   keepFilesInTemporaryFolder,
@@ -276,5 +276,64 @@ describe("variants (docs/api.md, Images)", () => {
     const variantBytes = (row?.variants ?? []).reduce((sum, v) => sum + v.size, 0);
     expect(variantBytes).toBeGreaterThan(0);
     expect(row?.storedBytes).toBe(file.size + variantBytes);
+  });
+});
+
+describe("{fileId} in branding (docs/api.md, Files)", () => {
+  it("an own file's {fileId} as logoUrl answers its url; another account's or an unknown id is 400 with param", async () => {
+    const mine = ((await upload(owner.userKey, await makePng(64, 64), "image/png")).body as FileBody).file;
+    const theirs = ((await upload(stranger.userKey, await makePng(64, 64), "image/png")).body as FileBody)
+      .file;
+    const created = await call<{ storefront: { id: string; branding: Record<string, unknown> } }>(
+      "POST",
+      "/v1/storefronts",
+      {
+        key: owner.userKey,
+        body: { name: "Tacos Ana", currency: "MXN", branding: { logoUrl: { fileId: mine.id } } },
+      },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.storefront.branding.logoUrl).toBe(mine.url);
+    const storefrontId = created.body.storefront.id;
+
+    const stolen = await call("PATCH", `/v1/storefronts/${storefrontId}`, {
+      key: owner.userKey,
+      body: { branding: { backgroundUrl: { fileId: theirs.id } } },
+    });
+    expect(stolen.status).toBe(400);
+    expect(errorOf(stolen)).toMatchObject({ code: "invalid_request", param: "branding.backgroundUrl" });
+
+    const unknown = await call("PATCH", `/v1/storefronts/${storefrontId}`, {
+      key: owner.userKey,
+      body: { branding: { logoUrl: { fileId: "fil_00000000000000000000000000" } } },
+    });
+    expect(errorOf(unknown).param).toBe("branding.logoUrl");
+
+    const background = await call<{ storefront: { branding: Record<string, unknown> } }>(
+      "PATCH",
+      `/v1/storefronts/${storefrontId}`,
+      { key: owner.userKey, body: { branding: { backgroundUrl: { fileId: mine.id } } } },
+    );
+    expect(background.body.storefront.branding).toMatchObject({ logoUrl: mine.url, backgroundUrl: mine.url });
+  });
+});
+
+describe("purge-files (docs/operations.md, Scheduled jobs)", () => {
+  it("deletes a file unreferenced for 30 days, bytes and row; a file a storefront uses stays", async () => {
+    const db = await dbReady();
+    const lonely = ((await upload(owner.userKey, await makePng(20, 20), "image/png")).body as FileBody).file;
+    const used = ((await upload(owner.userKey, await makePng(20, 20), "image/png")).body as FileBody).file;
+    await call("POST", "/v1/storefronts", {
+      key: stranger.userKey,
+      body: { name: "Uses a file url", currency: "MXN", branding: { logoUrl: used.url } },
+    });
+    const now = new Date();
+    await purgeUnreferencedFiles(db, now);
+    const day = 86_400_000;
+    expect((await purgeUnreferencedFiles(db, new Date(now.getTime() + 29 * day))).deleted).toBe(0);
+    const later = await purgeUnreferencedFiles(db, new Date(now.getTime() + 31 * day));
+    expect(later.deleted).toBeGreaterThanOrEqual(1);
+    expect((await serveFile(lonely.id, null)).status).toBe(404);
+    expect((await serveFile(used.id, null)).status).toBe(200);
   });
 });
