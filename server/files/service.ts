@@ -303,7 +303,13 @@ export async function purgeUnreferencedFiles(db: Db, now: Date): Promise<{ delet
 }
 
 /** The srcset a page shows for a file's variants (docs/ui.md, "Public storefront"). */
-export type ResponsiveImage = { src: string; srcSet: string; width: number; height: number };
+export type ResponsiveImage = {
+  src: string;
+  srcSet: string;
+  width: number;
+  height: number;
+  variants: Array<{ url: string; width: number; height: number }>;
+};
 
 export function responsiveImageOf(
   fileId: string | null,
@@ -317,6 +323,7 @@ export function responsiveImageOf(
     srcSet: variants.map((v) => `${variantUrl(fileId, v.width)} ${v.width}w`).join(", "),
     width: largest.width,
     height: largest.height,
+    variants: variants.map((v) => ({ url: variantUrl(fileId, v.width), width: v.width, height: v.height })),
   };
 }
 

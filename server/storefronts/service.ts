@@ -8,7 +8,8 @@ import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, type Upgrade } from "@/server/errors";
-import { checkFileReferences } from "@/server/files/service";
+import { checkFileReferences, type ResponsiveImage, responsiveImageOf } from "@/server/files/service";
+import { files } from "@/server/files/tables";
 import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
@@ -489,6 +490,8 @@ export type PublishedStorefront = {
   storefront: StorefrontDto;
   products: ProductDto[];
   settings: PublicStorefrontSettings;
+  /** The resized WebP variants of each product's image, by product id (docs/ui.md, "Public storefront"). */
+  images: Record<string, ResponsiveImage>;
 };
 
 /**
@@ -510,6 +513,7 @@ export async function getPublishedStorefrontBySlug(
   return {
     storefront: toStorefrontDto(storefront),
     products: rows.map(toProductDto),
+    images: await responsiveImagesOf(ctx.db, rows),
     settings: {
       timeZone: timeZoneFor(storefront),
       paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),
@@ -518,7 +522,41 @@ export async function getPublishedStorefrontBySlug(
 }
 
 /** One product of a published storefront as its customers see it (the product page). */
-export type PublishedProduct = { storefront: StorefrontDto; product: ProductDto };
+export type PublishedProduct = {
+  storefront: StorefrontDto;
+  product: ProductDto;
+  image: ResponsiveImage | null;
+};
+
+/**
+ * The srcset of each product whose image was resized (docs/ui.md, "Public storefront"): one query for the page's
+ * files; a product whose image is not resized (pending, or failed) shows its URLs as they are.
+ */
+async function responsiveImagesOf(
+  db: Db,
+  rows: Array<{
+    id: string;
+    imageFileId: string | null;
+    thumbnailUrl: string | null;
+    isThumbnailGenerated: boolean;
+  }>,
+): Promise<Record<string, ResponsiveImage>> {
+  const fileIds = [...new Set(rows.flatMap((row) => (row.imageFileId ? [row.imageFileId] : [])))];
+  if (fileIds.length === 0) return {};
+  const found = await db
+    .select({ id: files.id, variants: files.variants })
+    .from(files)
+    .where(inArray(files.id, fileIds));
+  const variantsOf = new Map(found.map((file) => [file.id, file.variants]));
+  const images: Record<string, ResponsiveImage> = {};
+  for (const row of rows) {
+    const image = row.imageFileId
+      ? responsiveImageOf(row.imageFileId, variantsOf.get(row.imageFileId))
+      : null;
+    if (image) images[row.id] = image;
+  }
+  return images;
+}
 
 /**
  * The public product page's read (docs/api.md, "Public storefront"): no actor. ONE row, the product with its
@@ -543,7 +581,12 @@ export async function getPublishedProduct(
     )
     .limit(1);
   if (!row) throw new AppError("product_not_found", { param: "productId" });
-  return { storefront: toStorefrontDto(row.storefront), product: toProductDto(row.product) };
+  const images = await responsiveImagesOf(ctx.db, [row.product]);
+  return {
+    storefront: toStorefrontDto(row.storefront),
+    product: toProductDto(row.product),
+    image: images[row.product.id] ?? null,
+  };
 }
 
 function toSettingsDto(row: StorefrontRow): StorefrontSettingsDto {
