@@ -126,7 +126,8 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
       operation.requestBody = { required: true, content: { "application/json": { schema: route.body } } };
     }
     if (route.rawBody) {
-      const binary = z.string().meta({ format: "binary" });
+      // The bytes of an upload, bounded by their size (every input has a maximum: server/maxima.test.ts).
+      const binary = z.string().max(route.rawBody.maxBytes).meta({ format: "binary" });
       const content: Record<string, { schema: z.ZodType }> = {};
       for (const type of route.rawBody.contentTypes)
         content[type] =
