@@ -4,13 +4,13 @@ import sharp from "sharp";
 import type { BenchEnv, BenchRow } from "./env";
 
 /**
- * Photos (bench/README.md, scenario (p); docs/api.md, "Files"):
+ * Photos (bench/README.md, scenarios (ph1) and (ph2); docs/api.md, "Files"):
  *
- * (p1) the bytes of the public page's product images for a 200-product store whose products carry phone photos
+ * (ph1) the bytes of the public page's product images for a 200-product store whose products carry phone photos
  *      (12 megapixels, about 4 MB each, 8 different photos over the 200 products), as the page served them before
  *      resizing (the original behind `imageUrl` on every card: the baseline, measured in this run from the same
  *      files) and after (the WebP variant each card's srcset picks: 160 px on a 1x screen, 480 px on 2x and 3x).
- * (p2) upload-to-variants time of one 12-megapixel JPEG: `POST /v1/files` until its 1600 px WebP answers 200,
+ * (ph2) upload-to-variants time of one 12-megapixel JPEG: `POST /v1/files` until its 1600 px WebP answers 200,
  *      against the libvips floor in this process (decode the same JPEG, resize to 1600 px, encode WebP), measured
  *      right before it.
  */
@@ -90,7 +90,7 @@ export async function runPhotosBench(env: BenchEnv): Promise<BenchRow[]> {
     await sql`update accounts set plan = 'PRO' where id = ${user.user.id}`;
     const key = user.userKey;
 
-    // (p2) first, on a quiet server: the floor, then the same JPEG through the service.
+    // (ph2) first, on a quiet server: the floor, then the same JPEG through the service.
     const photo = await phonePhoto();
     const floorRuns: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -110,12 +110,12 @@ export async function runPhotosBench(env: BenchEnv): Promise<BenchRow[]> {
     const floorMs = median(floorRuns);
     const serviceMs = median(serviceRuns);
     process.stdout.write(
-      `(p2) 12 MP JPEG (${(photo.byteLength / 1048576).toFixed(1)} MiB) upload-to-variants ${serviceMs.toFixed(0)} ms ` +
+      `(ph2) 12 MP JPEG (${(photo.byteLength / 1048576).toFixed(1)} MiB) upload-to-variants ${serviceMs.toFixed(0)} ms ` +
         `(median of 3) vs libvips floor (decode + 1600 px WebP, in process) ${floorMs.toFixed(0)} ms: ` +
         `x${(serviceMs / floorMs).toFixed(2)}\n`,
     );
 
-    // (p1) the store: 200 products over 8 uploaded photos.
+    // (ph1) the store: 200 products over 8 uploaded photos.
     const files: Array<{ id: string; url: string }> = [];
     for (let i = 0; i < PHOTOS; i++) files.push(await uploadJpeg(env.baseUrl, key, await phonePhoto()));
     const products = Array.from({ length: PRODUCTS }, (_, i) => ({
@@ -167,14 +167,14 @@ export async function runPhotosBench(env: BenchEnv): Promise<BenchRow[]> {
     const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
     const kib = (bytes: number) => (bytes / 1024).toFixed(0);
     process.stdout.write(
-      `(p1) public page, ${PRODUCTS} products: images before ${mib(before)} MiB (the originals), after ` +
+      `(ph1) public page, ${PRODUCTS} products: images before ${mib(before)} MiB (the originals), after ` +
         `${kib(after1x)} KiB at 1x (160 px WebP) and ${kib(after2x)} KiB at 2x (480 px): ` +
         `${(before / after1x).toFixed(0)}x and ${(before / after2x).toFixed(0)}x fewer bytes; ${eager} loaded eagerly, the rest lazy\n`,
     );
     return [
-      row("(p1) page image bytes after, 1x (KiB)", Number(kib(after1x)), "before", after1x / before),
-      row("(p1) page image bytes after, 2x (KiB)", Number(kib(after2x)), "before", after2x / before),
-      row("(p2) 12 MP upload-to-variants (ms)", Math.round(serviceMs), "libvips floor", serviceMs / floorMs),
+      row("(ph1) page image bytes after, 1x (KiB)", Number(kib(after1x)), "before", after1x / before),
+      row("(ph1) page image bytes after, 2x (KiB)", Number(kib(after2x)), "before", after2x / before),
+      row("(ph2) 12 MP upload-to-variants (ms)", Math.round(serviceMs), "libvips floor", serviceMs / floorMs),
     ];
   } finally {
     await sql.end({ timeout: 5 });
