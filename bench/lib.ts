@@ -337,8 +337,9 @@ export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: 
   const { createServiceContext } = await import("@/server/context");
   const developer = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
     email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
-    dailyLimit: 100_000_000,
-    rpm: 100_000_000,
+    // The service's ceilings (dev-key create refuses more).
+    dailyLimit: 10_000_000,
+    rpm: 1_000_000,
   });
   await closeDb();
   return developer.key;
