@@ -4,6 +4,7 @@ export default defineConfig({
   dialect: "postgresql",
   schema: [
     "./server/accounts/tables.ts",
+    "./server/files/tables.ts",
     "./server/http/tables.ts",
     "./server/jobs/tables.ts",
     "./server/limits/tables.ts",

@@ -21,13 +21,13 @@ import {
  * `npm run bench`: the production start (`npm start`'s server, server/http/main.ts) on a fresh PostgreSQL
  * database, the framework floor measured in the same run, then every scenario. Prints req/s, p50, p99 and the
  * ratios to the baselines; writes bench/results/. BENCH_DURATION_SEC shortens each load (default 10);
- * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,products-table,events,starts
+ * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,products-table,events,photos,starts
  * picks scenarios.
  */
 const PORT = Number(process.env.BENCH_PORT ?? 3210);
 const only = (
   process.env.BENCH_ONLY ??
-  "pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,products-table,events,starts"
+  "pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,products-table,events,photos,starts"
 ).split(",");
 
 async function main(): Promise<void> {
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
       rows.push(...(await runScenario("./products-table", "runProductsTableBench", env)));
     }
     if (only.includes("events")) rows.push(...(await runScenario("./events", "runEventsBench", env)));
+    if (only.includes("photos")) rows.push(...(await runScenario("./photos", "runPhotosBench", env)));
     // Last: it starts `next start` beside the production start, for the same pages through both.
     if (only.includes("starts")) rows.push(...(await runScenario("./starts", "runStartsBench", env)));
 

@@ -48,6 +48,18 @@ const EnvSchema = z.object({
   PGLITE_DIR: z.string().min(1).optional(),
   SMTP_URL: z.string().min(1).optional(),
   /**
+   * The file store (docs/operations.md, "File storage"): unset, files live under `{DATA_DIR}/files`; set, in this
+   * S3-compatible bucket. S3_ENDPOINT is the store's URL (unset: AWS); S3_FORCE_PATH_STYLE defaults to `1` when an
+   * endpoint is set. Credentials: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, else the AWS SDK's own chain.
+   */
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(["0", "1"]).optional(),
+  S3_PREFIX: z.string().max(200).optional(),
+  /**
    * `/dev/mail` (docs/security.md, "/dev/mail"): `1` serves it (to this machine only) in production too; `0`
    * never. Unset: served in development when SMTP_URL is unset, and under the production start when SMTP_URL is
    * unset and it listens on loopback only (server/http/main.ts sets it then).

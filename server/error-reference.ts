@@ -176,6 +176,18 @@ export const ERROR_REFERENCE: Record<ErrorCode, ErrorReferenceEntry> = {
       pt: "Confira o id (`stf_…`) e se está usando a chave da conta dona; `GET /v1/storefronts` as lista.",
     },
   },
+  file_not_found: {
+    when: {
+      en: "No file with that id exists in this account (another account's file is not found either).",
+      es: "No existe un archivo con ese id en esta cuenta (el de otra cuenta tampoco se encuentra).",
+      pt: "Não existe arquivo com esse id nesta conta (o de outra conta também não é encontrado).",
+    },
+    fix: {
+      en: "Check the file id (`fil_…`) that `POST /v1/files` answered; upload the image again if it was removed.",
+      es: "Revisa el id del archivo (`fil_…`) que respondió `POST /v1/files`; sube la imagen de nuevo si se eliminó.",
+      pt: "Confira o id do arquivo (`fil_…`) que `POST /v1/files` respondeu; envie a imagem de novo se foi removida.",
+    },
+  },
   product_not_found: {
     when: {
       en: "No product with that id exists in that storefront of this account.",
@@ -354,6 +366,18 @@ export const ERROR_REFERENCE: Record<ErrorCode, ErrorReferenceEntry> = {
       en: "Wait a moment and retry with the same key: you then get the first request's answer.",
       es: "Espera un momento y reintenta con la misma clave: recibirás la respuesta de la primera solicitud.",
       pt: "Aguarde um momento e tente de novo com a mesma chave: você receberá a resposta da primeira solicitação.",
+    },
+  },
+  plan_storage_quota_reached: {
+    when: {
+      en: "Storing this file would go over the plan's file storage quota (originals and their resized variants count).",
+      es: "Guardar este archivo superaría la cuota de almacenamiento del plan (cuentan los originales y sus variantes).",
+      pt: "Guardar este arquivo passaria da cota de armazenamento do plano (contam os originais e suas variantes).",
+    },
+    fix: {
+      en: "Replace images nobody uses (files no product or storefront refers to are deleted after 30 days), or upgrade: `upgrade.upgradeUrl` opens the plans page.",
+      es: "Reemplaza imágenes que nadie usa (los archivos sin producto ni tienda que los use se borran a los 30 días), o mejora el plan: `upgrade.upgradeUrl` abre la página de planes.",
+      pt: "Substitua imagens que ninguém usa (arquivos sem produto ou loja que os use são apagados após 30 dias), ou faça upgrade: `upgrade.upgradeUrl` abre a página de planos.",
     },
   },
   plan_max_products_reached: {

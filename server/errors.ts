@@ -103,6 +103,11 @@ export const ERROR_CATALOGUE = {
     es: "No se encontró ningún producto con ese id.",
     pt: "Nenhum produto foi encontrado com esse id.",
   }),
+  file_not_found: entry(404, "not_found", false, {
+    en: "No file was found with that id.",
+    es: "No se encontró ningún archivo con ese id.",
+    pt: "Nenhum arquivo foi encontrado com esse id.",
+  }),
   user_not_found: entry(404, "not_found", false, {
     en: "No user was found with that id.",
     es: "No se encontró ningún usuario con ese id.",
@@ -182,6 +187,11 @@ export const ERROR_CATALOGUE = {
     en: "The plan's storefront limit has been reached.",
     es: "Se alcanzó el límite de tiendas del plan.",
     pt: "O limite de lojas do plano foi atingido.",
+  }),
+  plan_storage_quota_reached: entry(402, "plan_limit", false, {
+    en: "The plan's file storage quota has been reached.",
+    es: "Se alcanzó la cuota de almacenamiento de archivos del plan.",
+    pt: "A cota de armazenamento de arquivos do plano foi atingida.",
   }),
   plan_cannot_publish: entry(402, "plan_limit", false, {
     en: "The account's plan cannot publish storefronts.",

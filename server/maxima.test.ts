@@ -48,7 +48,7 @@ type Parameter = { name: string; in: string; schema: unknown };
 type Operation = {
   operationId: string;
   parameters?: Parameter[];
-  requestBody?: { content: { "application/json": { schema: unknown } } };
+  requestBody?: { content: Record<string, { schema: unknown }> };
 };
 
 describe("M4: every input text and list has a maximum", () => {
@@ -60,8 +60,11 @@ describe("M4: every input text and list has a maximum", () => {
     const found: string[] = [];
     for (const methods of Object.values(body.paths)) {
       for (const operation of Object.values(methods)) {
-        const requestBody = operation.requestBody?.content["application/json"].schema;
-        found.push(...unbounded(requestBody, body.components.schemas, `${operation.operationId} body`));
+        // Every media type a body takes (JSON; and an upload's bytes, bounded by their size).
+        for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
+          found.push(
+            ...unbounded(media.schema, body.components.schemas, `${operation.operationId} body ${type}`),
+          );
         for (const parameter of operation.parameters ?? []) {
           found.push(
             ...unbounded(

@@ -20,6 +20,7 @@ import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
+import { createFile, getFile } from "@/server/files/service";
 import { API_ROUTES } from "@/server/http/routes";
 import {
   closeListenSession,
@@ -117,6 +118,8 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   listListenSessions: (ctx) => listListenSessions(ctx),
   closeListenSession: (ctx) => closeListenSession(ctx, ANY),
   triggerListenEvent: (ctx) => triggerListenEvent(ctx, ANY),
+  createFile: (ctx) => createFile(ctx, ANY),
+  getFile: (ctx) => getFile(ctx, ANY),
   createOrder: (ctx) => createOrder(ctx, ANY),
   listOrders: (ctx) => listOrders(ctx, ANY),
   getOrder: (ctx) => getOrder(ctx, ANY),

@@ -2,6 +2,7 @@ import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
 import type { Scope } from "@/server/accounts/scopes";
 import type { Actor, ViaType } from "@/server/context";
 import { EVENT_OPERATIONS } from "@/server/events/operations";
+import { FILE_OPERATIONS } from "@/server/files/operations";
 import { LISTEN_OPERATIONS } from "@/server/listen/operations";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
 import type { McpScope } from "@/server/oauth/scopes";
@@ -42,6 +43,7 @@ export const OPERATIONS = {
   ...WEBHOOK_OPERATIONS,
   ...EVENT_OPERATIONS,
   ...LISTEN_OPERATIONS,
+  ...FILE_OPERATIONS,
   ...ORDER_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...OVERVIEW_OPERATIONS,

@@ -1,5 +1,6 @@
 // Gathers every feature's tables for Drizzle (client typing and drizzle-kit). Tables live in their feature folder.
 export * from "@/server/accounts/tables";
+export * from "@/server/files/tables";
 export * from "@/server/http/tables";
 export * from "@/server/jobs/tables";
 export * from "@/server/limits/tables";

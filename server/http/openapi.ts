@@ -38,6 +38,7 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
     if (isIdempotentRoute(route)) for (const code of IDEMPOTENCY_CODES) codes.add(code);
   }
   if (route.body) for (const code of BODY_CODES) codes.add(code);
+  if (route.rawBody) codes.add("payload_too_large");
   if (route.params instanceof z.ZodObject) {
     for (const name of Object.keys(route.params.shape)) {
       const notFound = notFoundCodeOf(route.params, name);
@@ -123,6 +124,15 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
     if (Object.keys(requestParams).length > 0) operation.requestParams = requestParams;
     if (route.body) {
       operation.requestBody = { required: true, content: { "application/json": { schema: route.body } } };
+    }
+    if (route.rawBody) {
+      // The bytes of an upload, bounded by their size (every input has a maximum: server/maxima.test.ts).
+      const binary = z.string().max(route.rawBody.maxBytes).meta({ format: "binary" });
+      const content: Record<string, { schema: z.ZodType }> = {};
+      for (const type of route.rawBody.contentTypes)
+        content[type] =
+          type === "multipart/form-data" ? { schema: z.object({ file: binary }) } : { schema: binary };
+      operation.requestBody = { required: true, content };
     }
     const pathItem = paths[route.path] ?? {};
     paths[route.path] = pathItem;

@@ -1,10 +1,11 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError, isAppError, type Language } from "@/server/errors";
-import { BODY_LIMITS, parseJsonBody, readBoundedBody } from "@/server/kit/body";
+import { BODY_LIMITS, parseJsonBody, readBoundedBody, readBoundedBytes } from "@/server/kit/body";
 import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
@@ -88,7 +89,13 @@ export async function runPipeline(
     const isIdempotent = key !== null && idempotencyKey !== null && isIdempotentRoute(route);
     if (isIdempotent) validateIdempotencyKey(idempotencyKey);
 
-    const rawBody = route.body ? await readBoundedBody(request, MAX_BODY_BYTES) : "";
+    let raw: Buffer | undefined;
+    let rawBody = route.body ? await readBoundedBody(request, MAX_BODY_BYTES) : "";
+    if (route.rawBody) {
+      raw = await readBoundedBytes(request, route.rawBody.maxBytes);
+      // The idempotency fingerprint hashes the body: bytes that are not text are named by their own hash.
+      rawBody = createHash("sha256").update(raw).digest("hex");
+    }
     let input: Parameters<AnyRoute["handler"]>[1];
     try {
       const body = route.body ? parseJsonBody(rawBody, { empty: {} }) : undefined;
@@ -99,6 +106,7 @@ export async function runPipeline(
         query: parseInput(route.query ?? NO_QUERY, query, state.language),
         body: route.body ? parseInput(route.body, body, state.language) : undefined,
         headers: request.headers,
+        raw,
       };
 
       // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused

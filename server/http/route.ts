@@ -20,7 +20,14 @@ export type Reply = {
 /** An operation's answer, known before its one-statement write runs (see `oneStatement`). */
 export type OneStatementWrite = { reply: Reply; run: (record: IdempotencyRecord) => Promise<void> };
 
-export type HandlerInput<B, Q, P> = { body: B; query: Q; params: P; headers: Headers };
+export type HandlerInput<B, Q, P> = {
+  body: B;
+  query: Q;
+  params: P;
+  headers: Headers;
+  /** The raw body of a route with `rawBody` (file uploads); empty otherwise. */
+  raw?: Buffer;
+};
 
 /**
  * One /v1 operation: its path (OpenAPI style, `/v1/storefronts/{storefrontId}`), who may call it, the zod
@@ -39,6 +46,11 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
    */
   auth: "key" | "none";
   body?: z.ZodType<B>;
+  /**
+   * The body is bytes, not JSON (file uploads: docs/api.md, "Files"): read up to `maxBytes` (413 while it
+   * arrives) and handed to the handler as `raw`; `contentTypes` documents what it takes in /v1/openapi.json.
+   */
+  rawBody?: { maxBytes: number; contentTypes: string[] };
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
   /** Success responses by status, for the OpenAPI document. */

@@ -1,5 +1,6 @@
 import { accountRoutes } from "@/server/accounts/rest";
 import { eventRoutes } from "@/server/events/rest";
+import { fileRoutes } from "@/server/files/rest";
 import { listenRoutes } from "@/server/listen/rest";
 import { orderRoutes } from "@/server/orders/rest";
 import { productRoutes } from "@/server/products/rest";
@@ -15,5 +16,6 @@ export const API_ROUTES: AnyRoute[] = [
   ...webhookRoutes,
   ...eventRoutes,
   ...listenRoutes,
+  ...fileRoutes,
   ...orderRoutes,
 ];

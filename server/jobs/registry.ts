@@ -5,6 +5,7 @@ import {
 import { purgeAccountLimitWindows } from "@/server/accounts/service";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { purgeUnreferencedFiles } from "@/server/files/service";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { purgeAccountRateLimits } from "@/server/limits/service";
@@ -50,6 +51,11 @@ export const JOBS: Record<string, Job> = {
     description:
       "Fetch product images still pending (their process stopped before the after-commit task ran)",
     run: async (db) => ({ ...(await processPendingProductImages(db)) }),
+  },
+  "purge-files": {
+    description:
+      "Delete uploaded and fetched images no product or storefront has referred to for 30 days (bytes, then rows)",
+    run: async (db, now) => ({ ...(await purgeUnreferencedFiles(db, now)) }),
   },
   "send-pending-mail": {
     description: "Send mail still pending in the outbox (a failed SMTP send is retried up to 5 times)",

@@ -16,6 +16,8 @@ export const BODY_LIMITS = {
   checkout: 64 * KIB,
   /** The OAuth endpoints: a token request, a revocation, a client registration (10 redirect URIs of 2,000). */
   oauth: 64 * KIB,
+  /** POST /v1/files: one image of at most 10 MiB, raw or in a multipart form (docs/api.md, "Files"). */
+  file: 10 * 1024 * KIB,
   /** The HTML forms (sign-in, sign-out, preferences, OAuth consent and disconnect): a few short fields. */
   form: 16 * KIB,
 } as const;
@@ -59,8 +61,13 @@ function declaredLength(request: Request): number {
  * mid-body.
  */
 export async function readBoundedBody(request: Request, maxBytes: number): Promise<string> {
+  return (await readBoundedBytes(request, maxBytes)).toString("utf8");
+}
+
+/** The body as bytes, capped like `readBoundedBody` (file uploads: docs/api.md, "Files"). */
+export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Buffer> {
   if (declaredLength(request) > maxBytes) throw payloadTooLarge(maxBytes);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -76,7 +83,7 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /**

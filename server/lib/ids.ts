@@ -33,7 +33,8 @@ export type IdPrefix =
   | "pay"
   | "tok"
   | "oar"
-  | "lsn";
+  | "lsn"
+  | "fil";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;

@@ -1,8 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
+import { env } from "@/server/env";
+import { serveFile } from "@/server/files/http";
+import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
@@ -17,12 +21,21 @@ const hits: string[] = [];
 let merchant: Merchant;
 let storefront: StorefrontDto;
 
+let photo: Buffer;
+
+keepFilesInTemporaryFolder();
+
 beforeAll(async () => {
+  photo = await makeJpeg(800, 600);
   server = createServer((req, res) => {
     hits.push(req.url ?? "");
     if (req.url?.startsWith("/ok")) {
       res.writeHead(200, { "content-type": "image/png" });
-      res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+      res.end(photo);
+    } else if (req.url?.startsWith("/text")) {
+      // A page that says it is a PNG: the bytes decide.
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end("<html>not an image</html>");
     } else {
       res.writeHead(404);
       res.end();
@@ -69,12 +82,62 @@ describe("the image job fetches under the SSRF guard, records a thumbnail and cl
     const db = await dbReady();
     expect(await processProductImage(db, product.id, allowLocal)).toBe("thumbnail");
     const row = await readRow(product.id);
-    expect(row).toMatchObject({
-      imageProcessingPending: false,
-      imageUrl: `${base}/ok/pan.png`,
-      thumbnailUrl: `${base}/ok/pan.png`,
-    });
+    expect(row).toMatchObject({ imageProcessingPending: false, imageUrl: `${base}/ok/pan.png` });
+    // docs/api.md, "Images": the thumbnail is the smallest WebP variant, served from this service.
+    expect(row?.imageFileId).toMatch(/^fil_/);
+    expect(row?.thumbnailUrl).toBe(`${env().APP_URL}/files/${row?.imageFileId}/w160.webp`);
     expect(hits).toContain("/ok/pan.png");
+    const served = await serveFile(row?.imageFileId as string, "w480.webp");
+    expect(served.headers.get("content-type")).toBe("image/webp");
+    expect(await sharp(Buffer.from(await served.arrayBuffer())).metadata()).toMatchObject({
+      width: 480,
+      height: 360,
+    });
+  });
+
+  it("bytes that are not an image (served as image/png): failed, the flag clears and the URL stays", async () => {
+    const product = await pendingProduct(`${base}/text/fake.png`);
+    const db = await dbReady();
+    expect(await processProductImage(db, product.id, allowLocal)).toBe("failed");
+    expect(await readRow(product.id)).toMatchObject({
+      imageProcessingPending: false,
+      imageUrl: `${base}/text/fake.png`,
+      thumbnailUrl: null,
+      imageFileId: null,
+    });
+  });
+
+  it("an uploaded file's url as imageUrl: nothing is fetched, the file's variants show it", async () => {
+    const uploaded = await upload(merchant.userKey, await makeJpeg(600, 400), "image/jpeg");
+    expect(uploaded.status).toBe(201);
+    const file = (uploaded.body as { file: { id: string; url: string } }).file;
+    const product = await pendingProduct(file.url);
+    const db = await dbReady();
+    const fetched: string[] = [];
+    const outcome = await processProductImage(db, product.id, async (url) => {
+      fetched.push(url);
+      return null;
+    });
+    expect(outcome).toBe("thumbnail");
+    expect(fetched).toEqual([]);
+    expect(await readRow(product.id)).toMatchObject({
+      imageFileId: file.id,
+      thumbnailUrl: `${file.url}/w160.webp`,
+      imageProcessingPending: false,
+    });
+  });
+
+  it("a new imageUrl clears the thumbnail that resizing made (a client's own thumbnail stays)", async () => {
+    const product = await pendingProduct(`${base}/ok/first.png`);
+    const db = await dbReady();
+    await processProductImage(db, product.id, allowLocal);
+    expect((await readRow(product.id))?.thumbnailUrl).toMatch(/w160\.webp$/);
+    const patched = await call<{ product: ProductDto }>(
+      "PATCH",
+      `/v1/storefronts/${storefront.id}/products/${product.id}`,
+      { key: merchant.userKey, body: { imageUrl: "https://cdn.example.com/other.jpg" } },
+    );
+    expect(patched.body.product).toMatchObject({ thumbnailUrl: null, imageProcessingPending: true });
   });
 
   it("a thumbnailUrl the client set is kept", async () => {
@@ -103,10 +166,10 @@ describe("the image job fetches under the SSRF guard, records a thumbnail and cl
     const before = hits.filter((h) => h === "/ok/private.png").length;
     expect(await processProductImage(db, product.id)).toBe("failed");
     expect(hits.filter((h) => h === "/ok/private.png").length).toBe(before);
-    expect(await fetchImageGuarded("http://169.254.169.254/latest/meta-data", { allowLocal: true })).toBe(
-      false,
-    );
-    expect(await fetchImageGuarded("https://10.1.2.3/a.png")).toBe(false);
+    expect(
+      await fetchImageGuarded("http://169.254.169.254/latest/meta-data", { allowLocal: true }),
+    ).toBeNull();
+    expect(await fetchImageGuarded("https://10.1.2.3/a.png")).toBeNull();
   });
 
   it("a newer imageUrl written meanwhile is not overwritten by the old fetch", async () => {

@@ -1,72 +1,130 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
+import { IMAGE_LIMITS } from "@/server/files/image";
+import { ensureVariants, fileIdOfUrl, findFile, storeFetchedImage, variantUrl } from "@/server/files/service";
 import { log } from "@/server/lib/log";
 import { notifyStorefrontChanged } from "@/server/storefronts/changes";
 import { safeFetch } from "@/server/webhooks/url-guard";
 import { products } from "./tables";
 
-/** How long one image may take to answer (the webhook timeout's default). */
-const IMAGE_FETCH_TIMEOUT_MS = 5000;
+/** How long one image may take to arrive whole (10 MiB on a slow link). */
+const IMAGE_FETCH_TIMEOUT_MS = 15_000;
 
-/** Answers true when the image URL answered 2xx. One function, so the transport can change in one place. */
-export type ImageFetcher = (url: string) => Promise<boolean>;
+/** An image's bytes as a remote server sent them (their type is decided by their content, not this header). */
+export type FetchedImage = { bytes: Uint8Array; contentType: string | null };
+
+/** Fetches an image, or null when it cannot be had. One function, so the transport can change in one place. */
+export type ImageFetcher = (url: string) => Promise<FetchedImage | null>;
 
 /**
  * Fetches an image under the same SSRF guard as webhook deliveries (`safeFetch`: https only, every resolved
  * address public, the connection pinned to the checked address, no redirects; `UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS=1`
- * also admits http:// loopback for local development). Anything refused or failing is `false`.
+ * also admits http:// loopback for local development), at most 10 MiB of it. Anything refused, failing or bigger
+ * is `null`, logged with why.
  */
 export async function fetchImageGuarded(
   url: string,
   options: { allowLocal?: boolean } = {},
-): Promise<boolean> {
+): Promise<FetchedImage | null> {
   try {
     const response = await safeFetch(url, {
       method: "GET",
       timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
-      maxBodyBytes: 1024,
+      maxBodyBytes: IMAGE_LIMITS.maxBytes + 1,
       allowLocal: options.allowLocal,
       headers: { accept: "image/*", "user-agent": "service-image-fetcher/1.0" },
     });
-    return response.status >= 200 && response.status < 300;
+    if (response.status < 200 || response.status >= 300) throw new Error(`answered HTTP ${response.status}`);
+    if (response.bytes.byteLength > IMAGE_LIMITS.maxBytes) throw new Error("the image is larger than 10 MiB");
+    return { bytes: response.bytes, contentType: response.headers["content-type"] ?? null };
   } catch (error) {
     log("info", "product image not fetched", {
       url,
       error: error instanceof Error ? error.message : String(error),
     });
-    return false;
+    return null;
   }
 }
 
 export type ImageOutcome = "thumbnail" | "failed" | "skipped";
 
 /**
- * The background job of one product (docs/api.md, "Images"): fetch `imageUrl`; on success record the
- * thumbnail URL (the verified image URL itself, unless the client set `thumbnailUrl`: this service resizes
- * nothing yet) and clear `imageProcessingPending`; on failure clear the flag and keep the URL. The update only
- * applies while the row still holds the URL that was fetched, so a newer `imageUrl` is not overwritten.
+ * The file that shows a product's `imageUrl`, with its WebP variants made: an uploaded file's own URL is that
+ * file; any other URL is fetched once under the guard and stored as a file of the product's account.
+ */
+async function imageFileFor(
+  db: Db,
+  input: { accountId: string; imageUrl: string; now: Date },
+  fetchImage: ImageFetcher,
+): Promise<{ fileId: string; smallest: number }> {
+  const ownId = fileIdOfUrl(input.imageUrl);
+  let file = ownId ? await findFile(db, ownId) : null;
+  if (!file) {
+    const fetched = await fetchImage(input.imageUrl);
+    if (!fetched) throw new Error("the image could not be fetched");
+    file = await storeFetchedImage(db, {
+      accountId: input.accountId,
+      bytes: fetched.bytes,
+      contentType: fetched.contentType,
+      sourceUrl: input.imageUrl,
+      now: input.now,
+    });
+  }
+  const variants = await ensureVariants(db, file.id);
+  const smallest = variants[0];
+  if (!smallest) throw new Error("the image could not be resized");
+  return { fileId: file.id, smallest: smallest.width };
+}
+
+/**
+ * The background job of one product (docs/api.md, "Images"): the image behind `imageUrl` (an uploaded file, or
+ * fetched once under the SSRF guard) is resized into WebP variants; then `imageProcessingPending` clears and
+ * `thumbnailUrl`, unless the client set its own, becomes the smallest variant's URL. A failure (not fetched, not an
+ * image, too big, not resizable) clears the flag, keeps the URL as it is and logs why. The update only applies
+ * while the row still holds the URL that was processed, so a newer `imageUrl` is not overwritten.
  */
 export async function processProductImage(
   db: Db,
   productId: string,
   fetchImage: ImageFetcher = fetchImageGuarded,
+  now: Date = new Date(),
 ): Promise<ImageOutcome> {
   const [row] = await db
-    .select({ imageUrl: products.imageUrl, pending: products.imageProcessingPending })
+    .select({
+      imageUrl: products.imageUrl,
+      pending: products.imageProcessingPending,
+      accountId: products.accountId,
+    })
     .from(products)
     .where(eq(products.id, productId))
     .limit(1);
   if (!row?.pending) return "skipped";
   const imageUrl = row.imageUrl;
-  const isFetched = imageUrl ? await fetchImage(imageUrl) : false;
+  let image: { fileId: string; smallest: number } | null = null;
+  if (imageUrl) {
+    try {
+      image = await imageFileFor(db, { accountId: row.accountId, imageUrl, now }, fetchImage);
+    } catch (error) {
+      log("info", "product image not processed", {
+        productId,
+        url: imageUrl,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  const isClientThumbnail = sql`(${products.thumbnailUrl} is not null and not ${products.isThumbnailGenerated})`;
   const updated = await db
     .update(products)
-    .set({
-      imageProcessingPending: false,
-      thumbnailUrl: isFetched
-        ? sql`coalesce(${products.thumbnailUrl}, ${products.imageUrl})`
-        : products.thumbnailUrl,
-    })
+    .set(
+      image
+        ? {
+            imageProcessingPending: false,
+            imageFileId: image.fileId,
+            thumbnailUrl: sql`case when ${isClientThumbnail} then ${products.thumbnailUrl} else ${variantUrl(image.fileId, image.smallest)} end`,
+            isThumbnailGenerated: sql`not ${isClientThumbnail}`,
+          }
+        : { imageProcessingPending: false, imageFileId: null },
+    )
     .where(
       and(
         eq(products.id, productId),
@@ -79,7 +137,7 @@ export async function processProductImage(
   if (!changed) return "skipped";
   // The public page shows the thumbnail (docs/ui.md, "Public storefront"): this runs after its own commit.
   notifyStorefrontChanged({ storefrontId: changed.storefrontId });
-  return isFetched ? "thumbnail" : "failed";
+  return image ? "thumbnail" : "failed";
 }
 
 /** Images fetched at the same time by one call (a batch of 100 products must not open 100 sockets at once). */

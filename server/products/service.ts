@@ -82,6 +82,8 @@ function newProductRow(
     extraProductsCategory: input.extraProductsCategory ?? null,
     // docs/api.md, "Images": an image URL is fetched in the background; until then the product says so.
     imageProcessingPending: Boolean(input.imageUrl),
+    imageFileId: null,
+    isThumbnailGenerated: false,
     createdAt: now,
     updatedAt: now,
   };
@@ -402,8 +404,15 @@ export async function updateProduct(
     for (const [key, value] of Object.entries(input)) {
       if (value !== undefined) (set as Record<string, unknown>)[key] = value;
     }
+    if (input.thumbnailUrl !== undefined) set.isThumbnailGenerated = false;
     if (input.imageUrl !== undefined && input.imageUrl !== current.imageUrl) {
       set.imageProcessingPending = input.imageUrl !== null;
+      // docs/api.md, "Images": the old image's variants and the thumbnail made from them go with it.
+      set.imageFileId = null;
+      if (input.thumbnailUrl === undefined && current.isThumbnailGenerated) {
+        set.thumbnailUrl = null;
+        set.isThumbnailGenerated = false;
+      }
     }
     const [updated] = await db.update(products).set(set).where(eq(products.id, current.id)).returning();
     if (!updated) throw new AppError("product_not_found", { param: "productId" });

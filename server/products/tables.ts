@@ -56,6 +56,10 @@ export const products = pgTable(
     tags: jsonb("tags").$type<string[] | null>(),
     extraProductsCategory: jsonb("extra_products_category"),
     imageProcessingPending: boolean("image_processing_pending").notNull().default(false),
+    /** The file whose WebP variants show `imageUrl` (docs/api.md, "Images"); null until resized. */
+    imageFileId: text("image_file_id"),
+    /** `thumbnailUrl` was set by resizing, not by the client: a new `imageUrl` clears it. */
+    isThumbnailGenerated: boolean("thumbnail_generated").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
   },

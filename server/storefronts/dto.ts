@@ -1,4 +1,5 @@
 import { env } from "@/server/env";
+import { fileUrl } from "@/server/files/service";
 import type { DAYS, StorefrontDto } from "./schema";
 import type { storefronts } from "./tables";
 
@@ -23,11 +24,12 @@ type StoredBiography = "auto" | { title: string; description: string } | null;
 type StoredCategory = { name: string; position?: number | null };
 
 /**
- * Image references that are not a URL yet answer null: `{fileId}` (no file store is wired to this service
- * yet) and `"auto"` (no background generator yet). The reference is kept as sent, so the URL appears once
- * either exists, without the client sending it again. docs/api.md, "Images".
+ * Image references as the Storefront shows them (docs/api.md, "Images"): `{fileId}` answers the file's public URL
+ * (`{APP_URL}/files/{fileId}`; the file was checked to be the account's when it was set); `"auto"` answers null (no
+ * background generator yet). The reference is kept as sent.
  */
 function imageUrlOf(value: ImageRef): string | null {
+  if (value && typeof value === "object") return fileUrl(value.fileId);
   return typeof value === "string" && value !== "auto" ? value : null;
 }
 

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { keepFilesInTemporaryFolder, makePng, upload } from "@/server/files/testing";
 import { call } from "@/server/testing/api";
 import type { StorefrontDto } from "./schema";
 import { storefronts } from "./tables";
@@ -31,6 +32,8 @@ const STOREFRONT_KEYS = [
   "createdAt",
   "updatedAt",
 ].sort();
+
+keepFilesInTemporaryFolder();
 
 let merchant: Merchant;
 
@@ -155,15 +158,18 @@ describe("POST /v1/storefronts", () => {
   });
 
   it("accepts the input variants: image {fileId}, background auto, theme preset, biography auto, blocks", async () => {
+    const logo = (await upload(merchant.userKey, await makePng(64, 64), "image/png")).body as {
+      file: { id: string; url: string };
+    };
     const s = await createTestStorefront(merchant.userKey, {
-      branding: { logoUrl: { fileId: "file_123" }, backgroundUrl: "auto", theme: { preset: "ocean" } },
+      branding: { logoUrl: { fileId: logo.file.id }, backgroundUrl: "auto", theme: { preset: "ocean" } },
       biography: "auto",
       blocks: "auto",
     });
-    // docs/api.md, "Input variants and how they are answered": {fileId} and "auto" answer null until resolved;
-    // a preset answers its three colours.
+    // docs/api.md, "Input variants and how they are answered": {fileId} answers the file's URL, "auto" null until
+    // resolved; a preset answers its three colours.
     expect(s.branding).toEqual({
-      logoUrl: null,
+      logoUrl: logo.file.url,
       backgroundUrl: null,
       theme: { primary: "#0e7490", secondary: "#ecfeff", tertiary: "#f59e0b" },
       font: null,
@@ -173,7 +179,7 @@ describe("POST /v1/storefronts", () => {
     const other = await createTestStorefront(merchant.userKey, {
       branding: {
         logoUrl: "https://cdn.example.com/logo.png",
-        backgroundUrl: { fileId: "f" },
+        backgroundUrl: { fileId: logo.file.id },
         theme: { primary: "#000", secondary: "#fff", tertiary: "#f00" },
       },
       biography: { title: "Hola", description: "Desde 1990" },

@@ -8,6 +8,8 @@ import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction, isTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, type Upgrade } from "@/server/errors";
+import { checkFileReferences, type ResponsiveImage, responsiveImageOf } from "@/server/files/service";
+import { files } from "@/server/files/tables";
 import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
@@ -45,6 +47,14 @@ function normalizeBranding(branding: BrandingInput): Record<string, unknown> {
   return { ...rest, theme: "preset" in theme ? { ...THEME_PRESETS[theme.preset] } : theme };
 }
 
+/** `{fileId}` of the logo and background (docs/api.md, "Files"): each must be an own file. */
+function brandingFileReferences(branding: BrandingInput | null | undefined) {
+  return [
+    { param: "branding.logoUrl", value: branding?.logoUrl },
+    { param: "branding.backgroundUrl", value: branding?.backgroundUrl },
+  ];
+}
+
 function slugTaken(): AppError {
   return new AppError("slug_taken", { param: "slug" });
 }
@@ -72,6 +82,7 @@ export async function createStorefront(
   input: CreateStorefrontInput,
 ): Promise<CreatedStorefront> {
   const actor = authorize(ctx, "createStorefront");
+  await checkFileReferences(ctx.db, actor.accountId, brandingFileReferences(input.branding));
   const now = ctx.now();
   try {
     return await inTransaction(ctx.db, async (db) => {
@@ -285,6 +296,7 @@ export async function updateStorefront(
 ): Promise<StorefrontDto> {
   const actor = authorize(ctx, "updateStorefront");
   const { storefrontId, patch } = input;
+  await checkFileReferences(ctx.db, actor.accountId, brandingFileReferences(patch.branding));
   const parsed = input.expectedUpdatedAt == null ? null : Date.parse(input.expectedUpdatedAt);
   // A date PostgreSQL's timestamptz cannot take as written (year 0, years past 9999) is not a timestamp either.
   const expected =
@@ -478,6 +490,8 @@ export type PublishedStorefront = {
   storefront: StorefrontDto;
   products: ProductDto[];
   settings: PublicStorefrontSettings;
+  /** The resized WebP variants of each product's image, by product id (docs/ui.md, "Public storefront"). */
+  images: Record<string, ResponsiveImage>;
 };
 
 /**
@@ -499,6 +513,7 @@ export async function getPublishedStorefrontBySlug(
   return {
     storefront: toStorefrontDto(storefront),
     products: rows.map(toProductDto),
+    images: await responsiveImagesOf(ctx.db, rows),
     settings: {
       timeZone: timeZoneFor(storefront),
       paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),
@@ -507,7 +522,41 @@ export async function getPublishedStorefrontBySlug(
 }
 
 /** One product of a published storefront as its customers see it (the product page). */
-export type PublishedProduct = { storefront: StorefrontDto; product: ProductDto };
+export type PublishedProduct = {
+  storefront: StorefrontDto;
+  product: ProductDto;
+  image: ResponsiveImage | null;
+};
+
+/**
+ * The srcset of each product whose image was resized (docs/ui.md, "Public storefront"): one query for the page's
+ * files; a product whose image is not resized (pending, or failed) shows its URLs as they are.
+ */
+async function responsiveImagesOf(
+  db: Db,
+  rows: Array<{
+    id: string;
+    imageFileId: string | null;
+    thumbnailUrl: string | null;
+    isThumbnailGenerated: boolean;
+  }>,
+): Promise<Record<string, ResponsiveImage>> {
+  const fileIds = [...new Set(rows.flatMap((row) => (row.imageFileId ? [row.imageFileId] : [])))];
+  if (fileIds.length === 0) return {};
+  const found = await db
+    .select({ id: files.id, variants: files.variants })
+    .from(files)
+    .where(inArray(files.id, fileIds));
+  const variantsOf = new Map(found.map((file) => [file.id, file.variants]));
+  const images: Record<string, ResponsiveImage> = {};
+  for (const row of rows) {
+    const image = row.imageFileId
+      ? responsiveImageOf(row.imageFileId, variantsOf.get(row.imageFileId))
+      : null;
+    if (image) images[row.id] = image;
+  }
+  return images;
+}
 
 /**
  * The public product page's read (docs/api.md, "Public storefront"): no actor. ONE row, the product with its
@@ -532,7 +581,12 @@ export async function getPublishedProduct(
     )
     .limit(1);
   if (!row) throw new AppError("product_not_found", { param: "productId" });
-  return { storefront: toStorefrontDto(row.storefront), product: toProductDto(row.product) };
+  const images = await responsiveImagesOf(ctx.db, [row.product]);
+  return {
+    storefront: toStorefrontDto(row.storefront),
+    product: toProductDto(row.product),
+    image: images[row.product.id] ?? null,
+  };
 }
 
 function toSettingsDto(row: StorefrontRow): StorefrontSettingsDto {

@@ -16,7 +16,7 @@ type ResponseObject = { "x-error-codes"?: string[]; content?: unknown };
 type Operation = {
   operationId: string;
   parameters?: Parameter[];
-  requestBody?: { content: { "application/json": { schema: JsonSchema } } };
+  requestBody?: { content: Record<string, { schema: JsonSchema } | undefined> };
   responses: Record<string, ResponseObject>;
   security?: Array<Record<string, string[]>>;
 };
@@ -177,7 +177,7 @@ function operationRequest(
   const pathParams = parameters.filter((p) => p.in === "path");
   const queryParams = parameters.filter((p) => p.in === "query");
   const isIdempotent = parameters.some((p) => p.in === "header" && p.name === "Idempotency-Key");
-  const bodySchema = op.requestBody?.content["application/json"].schema;
+  const bodySchema = op.requestBody?.content["application/json"]?.schema;
   return fc
     .record({
       segments: fc.tuple(

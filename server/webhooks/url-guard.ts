@@ -328,6 +328,8 @@ export type SafeFetchInit = {
 export type SafeFetchResponse = {
   status: number;
   body: string;
+  /** The same body as bytes (images: docs/api.md, "Images"). */
+  bytes: Buffer;
   durationMs: number;
   /** Response headers, lowercased names (a repeated header joined with ", "). */
   headers: Record<string, string>;
@@ -390,9 +392,11 @@ export async function safeFetch(url: string, init: SafeFetchInit): Promise<SafeF
       if (settled || status === null) return;
       settled = true;
       clearTimeout(timer);
+      const bytes = Buffer.concat(chunks).subarray(0, maxBody);
       resolve({
         status,
-        body: Buffer.concat(chunks).subarray(0, maxBody).toString("utf8"),
+        body: bytes.toString("utf8"),
+        bytes,
         durationMs: Math.round(performance.now() - started),
         headers,
       });

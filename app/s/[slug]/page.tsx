@@ -89,7 +89,7 @@ export default async function StorefrontPage({ params }: Props) {
           </p>
         </noscript>
         {sections.length === 0 ? <p className="text-muted">{t("storefront.noProducts")}</p> : null}
-        <ProductSections storefront={storefront} sections={sections} />
+        <ProductSections storefront={storefront} sections={sections} images={published.images} />
         <OpeningHours storefront={storefront} timeZone={settings.timeZone} />
       </main>
       <footer className="border-t border-border bg-surface px-4 py-6 text-center text-sm text-muted">

@@ -10,8 +10,8 @@ import "./storefront.css";
 /**
  * What a card needs of a product, with short keys: a page of 200 products carries this once per product to the
  * browser (the HTML carries the rendered cards), so every byte repeats 200 times.
- * i: id, t: title, d: description, p: price, s: salePrice, m: image URL, k: stock, o: has option groups; a key
- * without a value is left out.
+ * i: id, t: title, d: description, p: price, s: salePrice, m: image URL (the 160 px WebP when resized), x: the
+ * 480 px WebP, e: above the fold (loaded at once), k: stock, o: has option groups; a key without a value is left out.
  */
 export type CardProduct = {
   i: string;
@@ -20,6 +20,8 @@ export type CardProduct = {
   p: number;
   s?: number;
   m?: string;
+  x?: string;
+  e?: true;
   k?: number;
   o?: true;
 };
@@ -75,7 +77,16 @@ export function ProductGrid({
           <li key={product.i} className="sf-card">
             {product.m ? (
               // biome-ignore lint/performance/noImgElement: the merchant's own image URL on any host.
-              <img src={product.m} alt="" loading="lazy" />
+              <img
+                src={product.m}
+                srcSet={product.x ? `${product.m} 160w, ${product.x} 480w` : undefined}
+                sizes={product.x ? "88px" : undefined}
+                width={88}
+                height={88}
+                alt=""
+                loading={product.e ? "eager" : "lazy"}
+                decoding="async"
+              />
             ) : null}
             <div>
               <h3>

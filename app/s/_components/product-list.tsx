@@ -1,3 +1,4 @@
+import type { ResponsiveImage } from "@/server/files/service";
 import type { ProductDto } from "@/server/products/schema";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { type CardProduct, ProductGrid } from "./product-grid";
@@ -42,15 +43,30 @@ function hasOptions(product: ProductDto): boolean {
   return (product.extraProductsCategory ?? []).some((group) => (group.extraProducts?.length ?? 0) > 0);
 }
 
-function toCard(product: ProductDto): CardProduct {
-  const image = product.thumbnailUrl ?? product.imageUrl;
+/** Cards above the fold load at once; the rest when scrolled near (docs/ui.md, "Public storefront"). */
+const EAGER_CARDS = 4;
+
+/**
+ * The card's image: the resized WebP at 160 px, and 480 px for dense screens (the card shows 88 CSS px), unless
+ * the merchant set a thumbnail of their own; else the URLs as they are.
+ */
+function cardImage(product: ProductDto, image: ResponsiveImage | undefined): Pick<CardProduct, "m" | "x"> {
+  const [small, larger] = image?.variants ?? [];
+  if (small && (product.thumbnailUrl === null || product.thumbnailUrl === small.url))
+    return { m: small.url, ...(larger ? { x: larger.url } : {}) };
+  const url = product.thumbnailUrl ?? product.imageUrl;
+  return url ? { m: url } : {};
+}
+
+function toCard(product: ProductDto, image: ResponsiveImage | undefined, isEager: boolean): CardProduct {
   return {
     i: product.id,
     t: product.title,
     p: product.price,
     ...(product.description ? { d: product.description } : {}),
     ...(product.salePrice !== null ? { s: product.salePrice } : {}),
-    ...(image ? { m: image } : {}),
+    ...cardImage(product, image),
+    ...(isEager ? { e: true as const } : {}),
     ...(product.stock !== null ? { k: product.stock } : {}),
     ...(hasOptions(product) ? { o: true as const } : {}),
   };
@@ -59,10 +75,13 @@ function toCard(product: ProductDto): CardProduct {
 export function ProductSections({
   storefront,
   sections,
+  images = {},
 }: {
   storefront: StorefrontDto;
   sections: ProductSection[];
+  images?: Record<string, ResponsiveImage>;
 }) {
+  let eager = EAGER_CARDS;
   return (
     <>
       {sections.map((section) => (
@@ -78,7 +97,7 @@ export function ProductSections({
           <ProductGrid
             slug={storefront.slug ?? ""}
             currency={storefront.currency}
-            products={section.products.map(toCard)}
+            products={section.products.map((product) => toCard(product, images[product.id], eager-- > 0))}
           />
         </section>
       ))}

@@ -52,7 +52,7 @@ export default async function ProductPage({ params }: Props) {
   const { slug, productId } = await params;
   const found = await load(slug, productId);
   if (!found) notFound();
-  const { storefront, product } = found;
+  const { storefront, product, image: resized } = found;
   const language = storefront.language as Language;
   const t = translator(language);
   const url = `${env().APP_URL}/s/${slug}/p/${product.id}`;
@@ -68,7 +68,19 @@ export default async function ProductPage({ params }: Props) {
         </div>
       </header>
       <main className="mx-auto max-w-3xl space-y-5 px-4 pt-6 pb-28">
-        {image ? (
+        {resized ? (
+          // biome-ignore lint/performance/noImgElement: the WebP variants this service made (docs/ui.md).
+          <img
+            src={resized.src}
+            srcSet={resized.srcSet}
+            sizes="(min-width: 48rem) 48rem, 100vw"
+            width={resized.width}
+            height={resized.height}
+            alt=""
+            fetchPriority="high"
+            className="aspect-[4/3] w-full rounded-xl object-cover sm:aspect-[16/9]"
+          />
+        ) : image ? (
           // biome-ignore lint/performance/noImgElement: the merchant's own image URL on any host.
           <img src={image} alt="" className="aspect-[4/3] w-full rounded-xl object-cover sm:aspect-[16/9]" />
         ) : null}

@@ -1,0 +1,8 @@
+import { SCOPES } from "@/server/accounts/scopes";
+import type { OperationDefinition } from "@/server/operations";
+
+/** Files (docs/api.md, "Files"): uploading is a catalog write, reading one a catalog read. */
+export const FILE_OPERATIONS = {
+  createFile: { scopes: [SCOPES.catalogWrite], access: "write" },
+  getFile: { scopes: [SCOPES.catalogRead], access: "read" },
+} as const satisfies Record<string, OperationDefinition>;

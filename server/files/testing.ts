@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import sharp from "sharp";
+import { handleV1Request } from "@/server/http/router";
+import { setFileStoreForTests } from "./store";
+import { DiskFileStore } from "./store-disk";
+
+/** Each test file keeps its files in its own folder. */
+export function keepFilesInTemporaryFolder(): string {
+  const root = mkdtempSync(join(tmpdir(), "marea-files-"));
+  setFileStoreForTests(new DiskFileStore(root));
+  return root;
+}
+
+/** A JPEG of the given size with random pixels (so it does not compress to nothing). */
+export async function makeJpeg(
+  width: number,
+  height: number,
+  options: { quality?: number } = {},
+): Promise<Buffer> {
+  const noise = randomBytes(Math.min(width * height * 3, 64 * 64 * 3));
+  return sharp(noise, {
+    raw: { width: 64, height: Math.max(1, Math.floor(noise.length / (64 * 3))), channels: 3 },
+  })
+    .resize({ width, height, fit: "fill" })
+    .jpeg({ quality: options.quality ?? 85 })
+    .toBuffer();
+}
+
+export async function makePng(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 80, b: 20 } } })
+    .png()
+    .toBuffer();
+}
+
+/** An animated GIF of `frames` different frames. */
+export async function makeAnimatedGif(frames: number): Promise<Buffer> {
+  const images = await Promise.all(
+    Array.from({ length: frames }, () =>
+      sharp(randomBytes(8 * 8 * 3), { raw: { width: 8, height: 8, channels: 3 } })
+        .png()
+        .toBuffer(),
+    ),
+  );
+  return sharp(images, { join: { animated: true } })
+    .gif()
+    .toBuffer();
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body) >>> 0);
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A decompression bomb's header: a PNG of a few bytes that claims `width` x `height` pixels. */
+export function pngClaiming(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from("\x89PNG\r\n\x1a\n", "latin1"),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+export type UploadResult = { status: number; headers: Headers; body: Record<string, unknown> };
+
+/** POST /v1/files in-process, the raw bytes as the body (or a multipart form with `multipart: true`). */
+export async function upload(
+  key: string,
+  bytes: Uint8Array,
+  contentType: string,
+  options: { multipart?: boolean; headers?: Record<string, string> } = {},
+): Promise<UploadResult> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...options.headers };
+  let body: BodyInit;
+  if (options.multipart) {
+    const form = new FormData();
+    form.set("file", new Blob([new Uint8Array(bytes)], { type: contentType }), "photo");
+    body = form;
+  } else {
+    headers["content-type"] = contentType;
+    body = new Uint8Array(bytes);
+  }
+  const response = await handleV1Request(
+    new Request("http://127.0.0.1/v1/files", { method: "POST", headers, body }),
+  );
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
+}
