@@ -65,6 +65,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("two hosts on one database th
   let receiver: Receiver;
   const dataDirs: string[] = [];
   const secretsKey = randomBytes(32).toString("hex");
+  const metricsToken = randomBytes(16).toString("hex");
 
   beforeAll(async () => {
     // One key on every host (docs/operations.md, "Several machines"), and in this process, which makes endpoints.
@@ -80,6 +81,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("two hosts on one database th
         SECRETS_KEY: secretsKey,
         UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
         JOBS_PERIOD_SECONDS: String(JOBS_PERIOD_SECONDS),
+        METRICS_TOKEN: metricsToken,
         LOG_LEVEL: "info",
       });
     };
@@ -237,4 +239,36 @@ describe.skipIf(testDatabaseKind() !== "postgres")("two hosts on one database th
     expect(hosts.size).toBeLessThanOrEqual(2);
     for (const h of hosts) expect(h).toMatch(/^.+:\d+$/);
   }, 120_000);
+
+  it('each host\'s /metrics counts the requests that host served (docs/operations.md, "Metrics")', async () => {
+    const merchant = await createMerchant();
+    const me = (host: ProductionServer) =>
+      fetch(`${host.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${merchant.userKey}` } }).then(
+        (r) => {
+          expect(r.status).toBe(200);
+          return r.arrayBuffer();
+        },
+      );
+    for (let i = 0; i < 3; i++) await me(a);
+    for (let i = 0; i < 5; i++) await me(b);
+    const served = async (host: ProductionServer) => {
+      const res = await fetch(`${host.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${metricsToken}` },
+      });
+      expect(res.status).toBe(200);
+      const line = (await res.text())
+        .split("\n")
+        .find(
+          (l) =>
+            l.startsWith("marea_http_requests_total{") &&
+            l.includes('route="/v1/me"') &&
+            l.includes('method="GET"') &&
+            l.includes('status="200"'),
+        );
+      return Number(line?.slice(line.lastIndexOf(" ") + 1) ?? 0);
+    };
+    // Each host counts its own: the metrics are per process, summed by the operator's Prometheus.
+    expect(await served(a)).toBe(3);
+    expect(await served(b)).toBe(5);
+  }, 60_000);
 });
