@@ -242,5 +242,9 @@ export function productsFromFile(name: string, text: string): Array<Record<strin
 /** The rows of a file: a CSV's at their spreadsheet rows (header = 1), a JSON array's items from 1. */
 export function rowsFromFile(name: string, text: string): ImportRow[] {
   if (!isJsonFile(name, text)) return readCsv(text).rows;
-  return productsFromJson(withoutBom(text)).map((product, index) => ({ row: index + 1, product, problem: null }));
+  return productsFromJson(withoutBom(text)).map((product, index) => ({
+    row: index + 1,
+    product,
+    problem: null,
+  }));
 }
