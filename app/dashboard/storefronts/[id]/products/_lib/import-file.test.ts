@@ -67,7 +67,9 @@ describe("spreadsheet CSV: separator, decimal mark, rows and columns", () => {
   }
 
   it("a comma file with decimal points: read, checked and saved on the real database", async () => {
-    const file = readCsv('title,price,salePrice,stock\nConcha,12.50,9.90,3\n"Pan, integral",1,234.50,9.90,3\n');
+    const file = readCsv(
+      'title,price,salePrice,stock\nConcha,12.50,9.90,3\n"Pan, integral",1,234.50,9.90,3\n',
+    );
     // `1,234.5` unquoted in a comma file is two cells: the row is kept back, named by row 3.
     expect(file.separator).toBe(",");
     expect(file.decimalMark).toBe(".");
