@@ -15,7 +15,7 @@ import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { ProductManifest } from "@/server/products/schema";
 import { validationIssues } from "@/server/validation";
-import { ImportFileError, type ImportProblem, rowsFromFile } from "../_lib/import-file";
+import { decodeFile, ImportFileError, type ImportProblem, rowsFromFile } from "../_lib/import-file";
 
 /** The batch operation's limit per call (docs/api.md, "Products"). */
 const BATCH_SIZE = 100;
@@ -75,12 +75,12 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
     setFile(null);
     if (!selected) return;
     try {
-      const read = rowsFromFile(selected.name, await selected.text());
-      if (read.length === 0) {
+      const parsed = rowsFromFile(selected.name, decodeFile(await selected.arrayBuffer()));
+      if (parsed.length === 0) {
         setFileError(t("import.empty"));
         return;
       }
-      const rows = read.map(({ row, product, problem }) => {
+      const rows = parsed.map(({ row, product, problem }) => {
         if (problem) return { row, product, problem: problemText(t, problem) };
         const [issue] = validationIssues(ProductManifest, product, language);
         return {

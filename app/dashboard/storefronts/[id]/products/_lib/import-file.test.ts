@@ -4,6 +4,7 @@ import { createMerchant, createTestStorefront } from "@/server/storefronts/testi
 import { sessionContextFor } from "@/server/testing/context";
 import { createCaller } from "@/server/trpc/router";
 import {
+  decodeFile,
   detectSeparator,
   ImportFileError,
   parseCsv,
@@ -168,6 +169,16 @@ describe("spreadsheet CSV: separator, decimal mark, rows and columns", () => {
     })();
     expect(error).toBeInstanceOf(ImportFileError);
     expect((error as ImportFileError).problem).toEqual({ row: 3, reason: "unclosedQuote" });
+  });
+
+  it("Excel's plain CSV on Windows is Windows-1252: accents survive; UTF-8 files with or without a BOM stay UTF-8", () => {
+    // "Café;2,5" in Windows-1252: é is the single byte 0xE9, not valid UTF-8.
+    const cp1252 = Uint8Array.from(
+      [..."title;price\r\nCaf"].map((c) => c.charCodeAt(0)).concat([0xe9, 0x3b, 0x32, 0x2c, 0x35]),
+    );
+    expect(readCsv(decodeFile(cp1252)).rows[0]?.product).toEqual({ title: "Café", price: 2.5 });
+    const utf8 = new TextEncoder().encode("\uFEFFtitle;price\r\nPão;3,5\r\n");
+    expect(readCsv(decodeFile(utf8)).rows[0]?.product).toEqual({ title: "Pão", price: 3.5 });
   });
 
   it("rows of a file: CSV at spreadsheet rows, JSON items from 1, a BOM before JSON", () => {

@@ -54,6 +54,18 @@ function withoutBom(text: string): string {
   return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 
+/**
+ * The text of a file's bytes: UTF-8 (with or without a BOM) when they are valid UTF-8, else Windows-1252, which is
+ * what Excel on Windows saves as plain "CSV" in Spanish and Portuguese (only "CSV UTF-8" writes UTF-8).
+ */
+export function decodeFile(bytes: ArrayBuffer | Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder("windows-1252").decode(bytes);
+  }
+}
+
 /** The separator of the header line: the candidate it holds most often outside quotes (`,` when it has none). */
 export function detectSeparator(text: string): Separator {
   const counts = new Map<string, number>();
