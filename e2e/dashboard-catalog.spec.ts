@@ -252,6 +252,51 @@ test.describe("products", () => {
     );
     await expect(page.getByTestId("product-row")).toHaveCount(20);
   });
+
+  test("import what Excel in Spanish saves: `;`, decimal commas, a BOM, CRLF; an ambiguous price refused at its row and column", async ({
+    page,
+    api,
+    signIn,
+  }) => {
+    const m = await merchant(page, api, signIn);
+    const csv =
+      "\uFEFFtitle;price;description;stock\r\n" +
+      'Concha;12,50;"dulce; de vainilla";1.000\r\n' +
+      "Bolillo;1.234;;5\r\n" +
+      "Pastel de tres leches;1.234,56;;2\r\n";
+    // Bolillo's 1.234 would be settled by Pastel's 1.234,56 (decimal comma): make a file where nothing settles it.
+    const ambiguous = "\uFEFFtitle;price\r\nConcha;12\r\nBolillo;1.234\r\n";
+    await page.goto(`/dashboard/storefronts/${m.storefrontId}/products/import`);
+    const input = page.getByLabel("CSV or JSON file");
+    await input.setInputFiles({ name: "ambiguo.csv", mimeType: "text/csv", buffer: Buffer.from(ambiguous) });
+    await expect(page.getByText("2 rows read from ambiguo.csv. 1 rows have mistakes")).toBeVisible();
+    await page.getByRole("button", { name: "Import 1 products" }).click();
+    await expect(page.getByTestId("import-summary")).toHaveText("1 created, 0 rejected, 1 not sent.");
+    const invalid = page.locator('[data-testid="import-row"][data-result="invalid"]');
+    await expect(invalid.locator("td").first()).toHaveText("3");
+    await expect(invalid).toContainText("price: “1.234” could be thousands or decimals");
+    await checkA11y(page);
+    await screenshot(page, "dashboard-products-import-ambiguous");
+
+    await page.goto(`/dashboard/storefronts/${m.storefrontId}/products/import`);
+    await page
+      .getByLabel("CSV or JSON file")
+      .setInputFiles({ name: "productos.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await expect(page.getByText("3 rows read from productos.csv.")).toBeVisible();
+    await page.getByRole("button", { name: "Import 3 products" }).click();
+    await expect(page.getByTestId("import-summary")).toHaveText("3 created, 0 rejected, 0 not sent.");
+    const listed = await api<{ data: Array<{ title: string; price: number; stock: number | null }> }>(
+      "GET",
+      `/v1/storefronts/${m.storefrontId}/products?limit=10`,
+      { key: m.userKey },
+    );
+    const byTitle = Object.fromEntries(listed.body.data.map((p) => [p.title, [p.price, p.stock]]));
+    expect(byTitle).toMatchObject({
+      Concha: [12.5, 1000],
+      Bolillo: [1234, 5],
+      "Pastel de tres leches": [1234.56, 2],
+    });
+  });
 });
 
 test.describe("orders", () => {

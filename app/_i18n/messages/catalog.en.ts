@@ -107,11 +107,21 @@ export const catalogEn = {
   "import.description": "Create many products of {storefront} at once from a CSV or JSON file.",
   "import.file": "CSV or JSON file",
   "import.fileHint":
-    "CSV: a header row with title, price and any other product field (tags separated by |, extraProductsCategory as JSON). JSON: an array of products, or an object whose products field is one.",
+    "CSV as spreadsheets save it (separated by commas, semicolons or tabs; decimal point or decimal comma): a header row with title, price and any other product field (tags separated by |, extraProductsCategory as JSON). JSON: an array of products, or an object whose products field is one.",
   "import.rowsRead": "{count} rows read from {file}.",
   "import.invalidRows": "{count} rows have mistakes and will not be sent.",
   "import.send": "Import {count} products",
   "import.unreadable": "This file could not be read: {reason}",
+  "import.problemAtRow": "row {row}: {problem}",
+  "import.problem.unclosedQuote": "a quoted value starts here and is never closed",
+  "import.problem.badQuote": 'a quote inside a quoted value must be doubled ("")',
+  "import.problem.tooManyCells":
+    "{cells} cells but the header has {columns} columns (a value with a separator in it needs quotes)",
+  "import.problem.badNumber": "“{value}” is not a number",
+  "import.problem.ambiguousNumber":
+    "“{value}” could be thousands or decimals and no other number of the file says which; write it without the thousands separator (1234) or with the decimals it has (1234,00 or 1234.00)",
+  "import.problem.mixedDecimalMarks":
+    "“{value}” uses a different decimal mark from row {firstRow}, column {firstColumn}",
   "import.empty": "The file has no products.",
   "import.summary": "{created} created, {rejected} rejected, {invalid} not sent.",
   "import.caption": "Import result, row by row",

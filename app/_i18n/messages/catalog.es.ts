@@ -109,11 +109,21 @@ export const catalogEs: Record<keyof typeof catalogEn, string> = {
   "import.description": "Crea muchos productos de {storefront} de una vez desde un archivo CSV o JSON.",
   "import.file": "Archivo CSV o JSON",
   "import.fileHint":
-    "CSV: una fila de encabezado con title, price y cualquier otro campo del producto (tags separadas por |, extraProductsCategory en JSON). JSON: una lista de productos, o un objeto cuyo campo products sea esa lista.",
+    "CSV como lo guardan las hojas de cálculo (separado por comas, punto y coma o tabuladores; con punto o coma decimal): una fila de encabezado con title, price y cualquier otro campo del producto (tags separadas por |, extraProductsCategory en JSON). JSON: una lista de productos, o un objeto cuyo campo products sea esa lista.",
   "import.rowsRead": "Se leyeron {count} filas de {file}.",
   "import.invalidRows": "{count} filas tienen errores y no se enviarán.",
   "import.send": "Importar {count} productos",
   "import.unreadable": "No se pudo leer el archivo: {reason}",
+  "import.problemAtRow": "fila {row}: {problem}",
+  "import.problem.unclosedQuote": "un valor entre comillas empieza aquí y nunca se cierra",
+  "import.problem.badQuote": 'una comilla dentro de un valor entre comillas debe ir doble ("")',
+  "import.problem.tooManyCells":
+    "{cells} celdas, pero el encabezado tiene {columns} columnas (un valor que contiene el separador va entre comillas)",
+  "import.problem.badNumber": "«{value}» no es un número",
+  "import.problem.ambiguousNumber":
+    "«{value}» puede ser miles o decimales y ningún otro número del archivo lo aclara; escríbelo sin separador de miles (1234) o con sus decimales (1234,00 o 1234.00)",
+  "import.problem.mixedDecimalMarks":
+    "«{value}» usa otra marca decimal que la fila {firstRow}, columna {firstColumn}",
   "import.empty": "El archivo no tiene productos.",
   "import.summary": "{created} creados, {rejected} rechazados, {invalid} sin enviar.",
   "import.caption": "Resultado de la importación, fila por fila",

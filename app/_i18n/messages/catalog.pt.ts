@@ -108,11 +108,21 @@ export const catalogPt: Record<keyof typeof catalogEn, string> = {
   "import.description": "Crie muitos produtos de {storefront} de uma vez a partir de um arquivo CSV ou JSON.",
   "import.file": "Arquivo CSV ou JSON",
   "import.fileHint":
-    "CSV: uma linha de cabeçalho com title, price e qualquer outro campo do produto (tags separadas por |, extraProductsCategory em JSON). JSON: uma lista de produtos, ou um objeto cujo campo products seja essa lista.",
+    "CSV como as planilhas o salvam (separado por vírgulas, ponto e vírgula ou tabulações; com ponto ou vírgula decimal): uma linha de cabeçalho com title, price e qualquer outro campo do produto (tags separadas por |, extraProductsCategory em JSON). JSON: uma lista de produtos, ou um objeto cujo campo products seja essa lista.",
   "import.rowsRead": "{count} linhas lidas de {file}.",
   "import.invalidRows": "{count} linhas têm erros e não serão enviadas.",
   "import.send": "Importar {count} produtos",
   "import.unreadable": "Não foi possível ler o arquivo: {reason}",
+  "import.problemAtRow": "linha {row}: {problem}",
+  "import.problem.unclosedQuote": "um valor entre aspas começa aqui e nunca é fechado",
+  "import.problem.badQuote": 'uma aspa dentro de um valor entre aspas deve ser dobrada ("")',
+  "import.problem.tooManyCells":
+    "{cells} células, mas o cabeçalho tem {columns} colunas (um valor que contém o separador vai entre aspas)",
+  "import.problem.badNumber": "“{value}” não é um número",
+  "import.problem.ambiguousNumber":
+    "“{value}” pode ser milhares ou decimais e nenhum outro número do arquivo esclarece; escreva sem separador de milhares (1234) ou com as casas decimais (1234,00 ou 1234.00)",
+  "import.problem.mixedDecimalMarks":
+    "“{value}” usa outra marca decimal que a linha {firstRow}, coluna {firstColumn}",
   "import.empty": "O arquivo não tem produtos.",
   "import.summary": "{created} criados, {rejected} recusados, {invalid} não enviados.",
   "import.caption": "Resultado da importação, linha por linha",

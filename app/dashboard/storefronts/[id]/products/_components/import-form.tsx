@@ -10,14 +10,40 @@ import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
 import { Notice } from "@/app/_components/ui/notice";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
+import type { Translate } from "@/app/_i18n/catalogue";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { ProductManifest } from "@/server/products/schema";
 import { validationIssues } from "@/server/validation";
-import { productsFromFile } from "../_lib/import-file";
+import { decodeFile, ImportFileError, type ImportProblem, rowsFromFile } from "../_lib/import-file";
 
 /** The batch operation's limit per call (docs/api.md, "Products"). */
 const BATCH_SIZE = 100;
+
+/** A problem of the file in the page's words: the column's name first, as the schema's issues are shown. */
+function problemText(t: Translate, problem: ImportProblem): string {
+  const text = (() => {
+    switch (problem.reason) {
+      case "unclosedQuote":
+        return t("import.problem.unclosedQuote");
+      case "badQuote":
+        return t("import.problem.badQuote");
+      case "tooManyCells":
+        return t("import.problem.tooManyCells", { cells: problem.cells ?? 0, columns: problem.columns ?? 0 });
+      case "badNumber":
+        return t("import.problem.badNumber", { value: problem.value ?? "" });
+      case "ambiguousNumber":
+        return t("import.problem.ambiguousNumber", { value: problem.value ?? "" });
+      case "mixedDecimalMarks":
+        return t("import.problem.mixedDecimalMarks", {
+          value: problem.value ?? "",
+          firstRow: problem.firstRow ?? 0,
+          firstColumn: problem.firstColumn ?? "",
+        });
+    }
+  })();
+  return problem.column ? `${problem.column}: ${text}` : text;
+}
 
 type Row = { row: number; product: Record<string, unknown>; problem: string | null };
 type Outcome =
@@ -25,7 +51,8 @@ type Outcome =
   | { row: number; title: string; kind: "rejected" | "invalid"; message: string; upgradeUrl?: string };
 
 /**
- * Bulk import (docs/ui.md, "Products"): a CSV or JSON file read in the browser, each row checked with the API's
+ * Bulk import (docs/ui.md, "Products"): a CSV (`,` `;` or tab, decimal point or comma) or JSON file read in the
+ * browser, rows numbered as the spreadsheet shows them (header = 1), each row checked with the API's
  * `ProductManifest`, the valid rows sent through the batch operation 100 at a time, and the answer shown row by
  * row: created, rejected by the plan's limit (the 207's `products_over_limit`), or not sent (the field at fault).
  */
@@ -48,24 +75,29 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
     setFile(null);
     if (!selected) return;
     try {
-      const products = productsFromFile(selected.name, await selected.text());
-      if (products.length === 0) {
+      const parsed = rowsFromFile(selected.name, decodeFile(await selected.arrayBuffer()));
+      if (parsed.length === 0) {
         setFileError(t("import.empty"));
         return;
       }
-      const rows = products.map((product, index) => {
+      const rows = parsed.map(({ row, product, problem }) => {
+        if (problem) return { row, product, problem: problemText(t, problem) };
         const [issue] = validationIssues(ProductManifest, product, language);
         return {
-          row: index + 1,
+          row,
           product,
           problem: issue ? (issue.param ? `${issue.param}: ${issue.message}` : issue.message) : null,
         };
       });
       setFile({ name: selected.name, rows });
     } catch (error) {
-      setFileError(
-        t("import.unreadable", { reason: error instanceof Error ? error.message : String(error) }),
-      );
+      const reason =
+        error instanceof ImportFileError
+          ? t("import.problemAtRow", { row: error.problem.row, problem: problemText(t, error.problem) })
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      setFileError(t("import.unreadable", { reason }));
     }
   }
 
@@ -122,7 +154,7 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
       <Field id="import-file" label={t("import.file")} hint={t("import.fileHint")} error={fileError}>
         <Input
           type="file"
-          accept=".csv,.json,text/csv,application/json"
+          accept=".csv,.tsv,.txt,.json,text/csv,text/tab-separated-values,application/json"
           className="h-auto py-2"
           onChange={(event) => void read(event.target.files?.[0])}
         />
