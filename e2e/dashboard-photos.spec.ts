@@ -1,0 +1,181 @@
+import type { Page } from "@playwright/test";
+import sharp from "sharp";
+import {
+  type Api,
+  checkA11y,
+  expect,
+  screenshot as fullPage,
+  runCli,
+  test,
+  uniqueEmail,
+} from "./support/fixtures";
+
+// Photos in the dashboard (docs/ui.md, "Photos"): a merchant uploads a photo from the product editor through the
+// session's upload door (POST /api/files, the service of POST /v1/files), saves, and the public page serves it as
+// resized WebP variants; a file that is not an image is refused next to the field.
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullPage(page, name);
+}
+
+/** A 640x480 JPEG with a gradient (what a phone's photo is, smaller). */
+async function photo(): Promise<Buffer> {
+  const width = 640;
+  const height = 480;
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = (y * width + x) * 3;
+      pixels[at] = (x * 255) / width;
+      pixels[at + 1] = (y * 255) / height;
+      pixels[at + 2] = 120;
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+}
+
+async function merchant(
+  page: Page,
+  api: Api,
+  signIn: (page: Page, email: string, options?: { expectChoice?: boolean }) => Promise<void>,
+) {
+  const { key: developerKey } = (await runCli(["dev-key", "create", "--email", uniqueEmail("partner")])) as {
+    key: string;
+  };
+  const email = uniqueEmail("merchant");
+  const user = await api<{ userKey: string }>("POST", "/v1/users", {
+    key: developerKey,
+    body: { email, language: "en" },
+  });
+  expect(user.status).toBe(201);
+  const slug = `tacos-${Date.now().toString(36)}`;
+  const created = await api<{ storefront: { id: string; slug: string } }>("POST", "/v1/storefronts", {
+    key: user.body.userKey,
+    body: {
+      name: "Tacos Don Beto",
+      slug,
+      language: "es",
+      currency: "MXN",
+      products: [
+        { title: "Taco al pastor", price: 25, sku: "TAC-1", category: "Tacos", position: 1 },
+        { title: "Agua de horchata con un nombre largo", price: 30, category: "Bebidas", position: 2 },
+      ],
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBeGreaterThanOrEqual(200);
+  await signIn(page, email, { expectChoice: true });
+  await page.getByRole("button", { name: "Continue with this account" }).click();
+  await page.waitForURL(/\/dashboard$/);
+  return { userKey: user.body.userKey, storefrontId: created.body.storefront.id, slug };
+}
+
+type Product = {
+  id: string;
+  title: string;
+  imageUrl: string | null;
+  thumbnailUrl: string | null;
+  imageProcessingPending: boolean;
+};
+
+test("a merchant uploads a photo in the product editor; the public page serves it as WebP; not an image is refused on the field", async ({
+  page,
+  api,
+  signIn,
+}) => {
+  const m = await merchant(page, api, signIn);
+  const productsUrl = `/dashboard/storefronts/${m.storefrontId}/products`;
+  await page.goto(productsUrl);
+  await page.getByRole("link", { name: "Taco al pastor" }).click();
+  await page.waitForURL(/\/products\/prd_[0-9a-z]+$/);
+  const productId = page.url().split("/").pop() as string;
+  const field = page.getByTestId("pf-photo-photo");
+
+  // Not an image (named .jpg, typed image/jpeg: the server checks the bytes): the error shows next to the field.
+  await page.getByLabel("Photo", { exact: true }).setInputFiles({
+    name: "menu.jpg",
+    mimeType: "image/jpeg",
+    buffer: Buffer.from("this is the menu, not a photo"),
+  });
+  await expect(field.getByText("This file is not an image.")).toBeVisible();
+  await expect(page.getByLabel("Photo", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  // A text file is refused before it is sent.
+  await page.getByLabel("Photo", { exact: true }).setInputFiles({
+    name: "notes.txt",
+    mimeType: "text/plain",
+    buffer: Buffer.from("notes"),
+  });
+  await expect(field.getByText("This file is not an image.")).toBeVisible();
+  await checkA11y(page);
+  await screenshot(page, "dashboard-photo-error");
+
+  // A real photo: uploaded at once, previewed, its URL in the image field.
+  await page.getByLabel("Photo", { exact: true }).setInputFiles({
+    name: "taco.jpg",
+    mimeType: "image/jpeg",
+    buffer: await photo(),
+  });
+  const preview = page.getByTestId("pf-photo-preview");
+  await expect(preview).toHaveAttribute("src", /\/files\/fil_[0-9a-z]+$/);
+  await expect(field.getByText("This file is not an image.")).toHaveCount(0);
+  const fileUrl = (await preview.getAttribute("src")) as string;
+  await expect(page.getByLabel("Image URL")).toHaveValue(fileUrl);
+  expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(640);
+  await checkA11y(page);
+  await screenshot(page, "dashboard-photo-editor");
+
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByText("Changes saved.")).toBeVisible();
+
+  // The variants are made after the answer: the product shows the 160 px one as its thumbnail once they exist.
+  await expect
+    .poll(
+      async () => {
+        const res = await api<{ product: Product }>(
+          "GET",
+          `/v1/storefronts/${m.storefrontId}/products/${productId}`,
+          { key: m.userKey },
+        );
+        return res.body.product?.imageProcessingPending === false ? res.body.product : null;
+      },
+      { timeout: 60_000 },
+    )
+    .toMatchObject({ imageUrl: fileUrl, thumbnailUrl: `${fileUrl}/w160.webp` });
+
+  // The products table: a thumbnail per row with its size and alt text; at 1280 px every column, the row's Save
+  // button included, is on screen or the table scrolls inside its own frame, never the page.
+  await page.goto(productsUrl);
+  const thumbnail = page.getByRole("img", { name: "Photo of Taco al pastor" });
+  await expect(thumbnail).toHaveAttribute("src", `${fileUrl}/w160.webp`);
+  await expect(thumbnail).toHaveAttribute("width", "40");
+  await expect(thumbnail).toHaveAttribute("height", "40");
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `page scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    const save = page.getByRole("button", { name: "Save Taco al pastor" });
+    await save.scrollIntoViewIfNeeded();
+    await expect(save).toBeInViewport({ ratio: 1 });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await checkA11y(page);
+  await screenshot(page, "dashboard-products-thumbnails");
+
+  // The public page: the card's srcset names WebP variants that answer image/webp.
+  await page.goto(`/s/${m.slug}`);
+  const card = page.locator(".sf-card img").first();
+  const srcset = (await card.getAttribute("srcset")) ?? "";
+  const candidates = srcset.split(",").map((part) => part.trim().split(/\s+/)[0] as string);
+  expect(candidates.length).toBeGreaterThanOrEqual(1);
+  for (const url of candidates) {
+    expect(url).toMatch(/\/files\/fil_[0-9a-z]+\/w[0-9]+\.webp$/);
+    const res = await page.request.get(url);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toBe("image/webp");
+  }
+  await expect
+    .poll(() => card.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+    .toBe(true);
+});
