@@ -5,6 +5,7 @@ import { currentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
+import { BODY_LIMITS } from "@/server/kit/body";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
@@ -102,5 +103,34 @@ describe("POST /api/files (the session's upload door)", () => {
     );
     expect(res.status).toBe(413);
     expect(ErrorEnvelope.parse(await res.json()).error.code).toBe("payload_too_large");
+  });
+
+  it("an endless body: 401 signed out before a byte is read; signed in, 413 once it passes 10 MiB", async () => {
+    const CHUNK = 64 * 1024;
+    const endless = (headers: Record<string, string>) => {
+      let pulled = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setImmediate(resolve));
+          pulled += CHUNK;
+          controller.enqueue(new Uint8Array(CHUNK).fill(0x61));
+        },
+      });
+      const request = new Request(`${APP_ORIGIN}/api/files`, {
+        method: "POST",
+        headers: { "content-type": "image/jpeg", origin: APP_ORIGIN, ...headers },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      return { request, pulled: () => pulled };
+    };
+    const anonymous = endless({});
+    expect((await handleSessionUpload(anonymous.request)).status).toBe(401);
+    expect(anonymous.pulled()).toBeLessThanOrEqual(CHUNK);
+    const { cookie } = await signedInMerchant();
+    const { request, pulled } = endless({ cookie });
+    const res = await handleSessionUpload(request);
+    expect(res.status).toBe(413);
+    expect(pulled()).toBeLessThanOrEqual(BODY_LIMITS.file + 16 * 1024 + 4 * CHUNK);
   });
 });
