@@ -1,14 +1,7 @@
 import type { Page } from "@playwright/test";
 import sharp from "sharp";
-import {
-  type Api,
-  checkA11y,
-  expect,
-  screenshot as fullPage,
-  runCli,
-  test,
-  uniqueEmail,
-} from "./support/fixtures";
+import { type Api, checkA11y, expect, screenshot as fullPage, type Mailbox, test } from "./support/fixtures";
+import { createPublishedStore } from "./support/storefront";
 
 // Photos in the dashboard (docs/ui.md, "Photos"): a merchant uploads a photo from the product editor through the
 // session's upload door (POST /api/files, the service of POST /v1/files), saves, and the public page serves it as
@@ -37,39 +30,26 @@ async function photo(): Promise<Buffer> {
     .toBuffer();
 }
 
+/** A verified PRO merchant with a published storefront (e2e/support/storefront.ts), signed in to the dashboard. */
 async function merchant(
   page: Page,
   api: Api,
+  mail: Mailbox,
   signIn: (page: Page, email: string, options?: { expectChoice?: boolean }) => Promise<void>,
 ) {
-  const { key: developerKey } = (await runCli(["dev-key", "create", "--email", uniqueEmail("partner")])) as {
-    key: string;
-  };
-  const email = uniqueEmail("merchant");
-  const user = await api<{ userKey: string }>("POST", "/v1/users", {
-    key: developerKey,
-    body: { email, language: "en" },
-  });
-  expect(user.status).toBe(201);
-  const slug = `tacos-${Date.now().toString(36)}`;
-  const created = await api<{ storefront: { id: string; slug: string } }>("POST", "/v1/storefronts", {
-    key: user.body.userKey,
-    body: {
-      name: "Tacos Don Beto",
-      slug,
-      language: "es",
-      currency: "MXN",
-      products: [
-        { title: "Taco al pastor", price: 25, sku: "TAC-1", category: "Tacos", position: 1 },
-        { title: "Agua de horchata con un nombre largo", price: 30, category: "Bebidas", position: 2 },
-      ],
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBeGreaterThanOrEqual(200);
-  await signIn(page, email, { expectChoice: true });
+  const store = await createPublishedStore(
+    api,
+    mail,
+    { name: "Tacos Don Beto", slug: "tacos", language: "es", currency: "MXN" },
+    [
+      { title: "Taco al pastor", price: 25, sku: "TAC-1", category: "Tacos", position: 1 },
+      { title: "Agua de horchata con un nombre largo", price: 30, category: "Bebidas", position: 2 },
+    ],
+  );
+  await signIn(page, store.email, { expectChoice: true });
   await page.getByRole("button", { name: "Continue with this account" }).click();
   await page.waitForURL(/\/dashboard$/);
-  return { userKey: user.body.userKey, storefrontId: created.body.storefront.id, slug };
+  return store;
 }
 
 type Product = {
@@ -83,9 +63,10 @@ type Product = {
 test("a merchant uploads a photo in the product editor; the public page serves it as WebP; not an image is refused on the field", async ({
   page,
   api,
+  mail,
   signIn,
 }) => {
-  const m = await merchant(page, api, signIn);
+  const m = await merchant(page, api, mail, signIn);
   const productsUrl = `/dashboard/storefronts/${m.storefrontId}/products`;
   await page.goto(productsUrl);
   await page.getByRole("link", { name: "Taco al pastor" }).click();
@@ -151,13 +132,18 @@ test("a merchant uploads a photo in the product editor; the public page serves i
   await expect(thumbnail).toHaveAttribute("src", `${fileUrl}/w160.webp`);
   await expect(thumbnail).toHaveAttribute("width", "40");
   await expect(thumbnail).toHaveAttribute("height", "40");
-  for (const width of [1280, 360]) {
-    await page.setViewportSize({ width, height: 800 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `page scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
-    const save = page.getByRole("button", { name: "Save Taco al pastor" });
-    await save.scrollIntoViewIfNeeded();
-    await expect(save).toBeInViewport({ ratio: 1 });
+  const saveNames = { en: "Save Taco al pastor", es: "Guardar Taco al pastor", pt: "Salvar Taco al pastor" };
+  for (const language of ["es", "pt", "en"] as const) {
+    await page.context().addCookies([{ name: "marea_lang", value: language, url: page.url() }]);
+    await page.reload();
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `page scrolls sideways at ${width} px in ${language}`).toBeLessThanOrEqual(0);
+      const save = page.getByRole("button", { name: saveNames[language] });
+      await save.scrollIntoViewIfNeeded();
+      await expect(save).toBeInViewport({ ratio: 1 });
+    }
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await checkA11y(page);
