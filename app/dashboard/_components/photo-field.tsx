@@ -66,6 +66,8 @@ export function PhotoField({
 
   async function take(file: File | null | undefined) {
     if (!file) return;
+    // The field shows what was uploaded (the preview), never a file that was refused.
+    if (input.current) input.current.value = "";
     setProblem(null);
     if (file.size > MAX_PHOTO_BYTES) return setProblem(t("photo.tooBig"));
     if (!file.type.startsWith("image/")) return setProblem(t("photo.notImage"));
@@ -83,7 +85,6 @@ export function PhotoField({
       );
     } finally {
       setProgress(null);
-      if (input.current) input.current.value = "";
     }
   }
 
