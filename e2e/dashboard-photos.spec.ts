@@ -65,6 +65,8 @@ test("a merchant uploads a photo in the product editor; the public page serves i
   mail,
   signIn,
 }) => {
+  // A published store, a sign-in, three uploads, variants, axe twice and eight screenshots on 2 shared cores.
+  test.slow();
   const m = await merchant(page, api, mail, signIn);
   const productsUrl = `/dashboard/storefronts/${m.storefrontId}/products`;
   await page.goto(productsUrl);
