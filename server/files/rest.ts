@@ -8,7 +8,7 @@ import { createFile, getFile } from "./service";
 const tags = ["files"];
 
 /** Multipart framing around the file part: the part itself is still capped at 10 MiB. */
-const MULTIPART_OVERHEAD = 16 * 1024;
+export const MULTIPART_OVERHEAD = 16 * 1024;
 
 function notAnImageRequest(): AppError {
   return new AppError("invalid_request", {
@@ -24,8 +24,9 @@ function notAnImageRequest(): AppError {
 /**
  * The image of an upload and the type it claims: the raw body with its Content-Type, or the `file` part of a
  * multipart form with the part's type (docs/api.md, "Files").
+ * The dashboard's upload door (server/files/session-door.ts) reads its body the same way.
  */
-async function imageOf(
+export async function imageOf(
   raw: Buffer,
   headers: Headers,
 ): Promise<{ bytes: Uint8Array; contentType: string | null }> {

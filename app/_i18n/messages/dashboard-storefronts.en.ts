@@ -90,6 +90,8 @@ export const dashboardStorefrontsEn = {
   "storefronts.branding.images": "Logo and background",
   "storefronts.branding.logo": "Logo URL",
   "storefronts.branding.urlHint": "An http(s) address of an image.",
+  "storefronts.branding.logoPhoto": "Logo photo",
+  "storefronts.branding.backgroundPhoto": "Background photo",
   "storefronts.branding.logoPreview": "Logo preview",
   "storefronts.branding.background": "Background image",
   "storefronts.branding.backgroundNone": "None",

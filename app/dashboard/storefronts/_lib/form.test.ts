@@ -79,4 +79,23 @@ describe("the editor's PATCH", () => {
       delivery: { fixedPrice: "veinte", enabled: true },
     });
   });
+
+  it('an uploaded logo and background are sent as {fileId} (docs/ui.md, "Photos"); a typed URL replaces the upload', () => {
+    const loaded = formFromEditor(editor);
+    const uploaded = {
+      ...loaded,
+      logoUrl: "http://127.0.0.1/files/fil_logo",
+      logoFileId: "fil_logo",
+      backgroundMode: "url" as const,
+      backgroundUrl: "http://127.0.0.1/files/fil_bg",
+      backgroundFileId: "fil_bg",
+    };
+    expect(patchOf(loaded, uploaded)).toEqual({
+      branding: { logoUrl: { fileId: "fil_logo" }, backgroundUrl: { fileId: "fil_bg" } },
+    });
+    expect(
+      patchOf(loaded, { ...uploaded, logoUrl: "https://cdn.example.com/new-logo.png", logoFileId: "" })
+        .branding,
+    ).toMatchObject({ logoUrl: "https://cdn.example.com/new-logo.png" });
+  });
 });

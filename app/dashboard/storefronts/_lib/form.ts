@@ -22,8 +22,11 @@ export type EditorForm = {
   currency: string;
   businessType: string;
   logoUrl: string;
+  /** A photo uploaded in the form (docs/ui.md, "Photos"): sent as `{fileId}`, `logoUrl` holding its URL. */
+  logoFileId: string;
   backgroundMode: "none" | "url" | "auto";
   backgroundUrl: string;
+  backgroundFileId: string;
   primary: string;
   secondary: string;
   tertiary: string;
@@ -80,8 +83,10 @@ export function formFromEditor(editor: StorefrontEditorDto): EditorForm {
     currency: s.currency,
     businessType: s.businessType ?? "",
     logoUrl: s.branding?.logoUrl ?? "",
+    logoFileId: "",
     backgroundMode: editor.stored.isBackgroundAuto ? "auto" : s.branding?.backgroundUrl ? "url" : "none",
     backgroundUrl: s.branding?.backgroundUrl ?? "",
+    backgroundFileId: "",
     primary: theme?.primary ?? "",
     secondary: theme?.secondary ?? "",
     tertiary: theme?.tertiary ?? "",
@@ -131,12 +136,14 @@ type Input = Record<string, unknown>;
 export function inputFromForm(form: EditorForm): Input {
   const isThemeEmpty = !form.primary && !form.secondary && !form.tertiary;
   const branding = {
-    logoUrl: orNull(form.logoUrl),
+    logoUrl: form.logoFileId ? { fileId: form.logoFileId } : orNull(form.logoUrl),
     backgroundUrl:
       form.backgroundMode === "auto"
         ? "auto"
         : form.backgroundMode === "url"
-          ? orNull(form.backgroundUrl)
+          ? form.backgroundFileId
+            ? { fileId: form.backgroundFileId }
+            : orNull(form.backgroundUrl)
           : null,
     theme: isThemeEmpty
       ? null

@@ -4,6 +4,7 @@ import { Button } from "@/app/_components/ui/button";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
 import { useT } from "@/app/_i18n/client";
+import { PhotoField } from "@/app/dashboard/_components/photo-field";
 import { THEME_PRESETS, type ThemePreset } from "@/server/storefronts/schema";
 import { fieldIdOf } from "../../_lib/form";
 import type { SectionProps } from "./editor";
@@ -18,22 +19,7 @@ function pickerValue(value: string): string | null {
   return /^#[0-9a-f]{6}$/i.test(value) ? value.toLowerCase() : null;
 }
 
-/** An image URL and what it shows (a broken URL shows the browser's broken image, which says as much). */
-function Preview({ url, label }: { url: string; label: string }) {
-  if (!/^https?:\/\/\S+$/i.test(url.trim())) return null;
-  return (
-    <figure className="mt-2">
-      {/* biome-ignore lint/performance/noImgElement: the merchant's own URL, shown as the public page shows it */}
-      <img
-        src={url.trim()}
-        alt={label}
-        className="max-h-32 max-w-full rounded border border-border object-contain"
-      />
-    </figure>
-  );
-}
-
-/** Logo and background (URL with preview, or `auto`), theme colours (pickers or a preset), font. */
+/** Logo and background (an uploaded photo or a URL, with a preview, or `auto`), theme colours (pickers or a preset), font. */
 export function BrandingSection({ form, update, errorFor }: SectionProps) {
   const t = useT();
   const backgroundModes = [
@@ -55,11 +41,17 @@ export function BrandingSection({ form, update, errorFor }: SectionProps) {
           <Input
             type="url"
             value={form.logoUrl}
-            onChange={(e) => update({ logoUrl: e.target.value })}
+            onChange={(e) => update({ logoUrl: e.target.value, logoFileId: "" })}
             placeholder="https://"
           />
         </Field>
-        <Preview url={form.logoUrl} label={t("storefronts.branding.logoPreview")} />
+        <PhotoField
+          id="sf-logo-photo"
+          label={t("storefronts.branding.logoPhoto")}
+          previewUrl={form.logoUrl}
+          previewAlt={t("storefronts.branding.logoPreview")}
+          onUploaded={(file) => update({ logoUrl: file.url, logoFileId: file.id })}
+        />
         <fieldset className="space-y-2">
           <legend className="text-sm font-medium">{t("storefronts.branding.background")}</legend>
           <div className="flex flex-wrap gap-4">
@@ -91,11 +83,17 @@ export function BrandingSection({ form, update, errorFor }: SectionProps) {
               <Input
                 type="url"
                 value={form.backgroundUrl}
-                onChange={(e) => update({ backgroundUrl: e.target.value })}
+                onChange={(e) => update({ backgroundUrl: e.target.value, backgroundFileId: "" })}
                 placeholder="https://"
               />
             </Field>
-            <Preview url={form.backgroundUrl} label={t("storefronts.branding.backgroundPreview")} />
+            <PhotoField
+              id="sf-background-photo"
+              label={t("storefronts.branding.backgroundPhoto")}
+              previewUrl={form.backgroundUrl}
+              previewAlt={t("storefronts.branding.backgroundPreview")}
+              onUploaded={(file) => update({ backgroundUrl: file.url, backgroundFileId: file.id })}
+            />
           </>
         ) : errorFor("branding.backgroundUrl") ? (
           <p

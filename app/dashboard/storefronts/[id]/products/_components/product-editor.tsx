@@ -14,6 +14,7 @@ import { Label } from "@/app/_components/ui/label";
 import { Notice } from "@/app/_components/ui/notice";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
+import { PhotoField } from "@/app/dashboard/_components/photo-field";
 import { bodyParam, checkWithSchema, type FieldErrors } from "@/app/dashboard/_lib/catalog-forms";
 import { type ProductDto, ProductManifest, UpdateProductInput } from "@/server/products/schema";
 
@@ -150,15 +151,6 @@ function patchOf(draft: Draft, initial: ProductDto): Record<string, unknown> {
     patch.salePrice = after.salePrice;
   }
   return patch;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 const emptyGroup = (): GroupDraft => ({
@@ -451,7 +443,14 @@ export function ProductEditor({
         <CardHeader>
           <CardTitle>{t("editor.images")}</CardTitle>
         </CardHeader>
-        <CardContent className="grid gap-4 sm:grid-cols-[1fr_auto]">
+        <CardContent className="space-y-4">
+          <PhotoField
+            id="pf-photo"
+            label={t("photo.photo")}
+            previewUrl={draft.imageUrl}
+            previewAlt={t("editor.preview")}
+            onUploaded={(file) => set("imageUrl", file.url)}
+          />
           <div className="space-y-4">
             {field(
               "imageUrl",
@@ -475,16 +474,6 @@ export function ProductEditor({
               </Badge>
             ) : null}
           </div>
-          {isHttpUrl(draft.imageUrl.trim()) ? (
-            <figure className="w-40">
-              {/* biome-ignore lint/performance/noImgElement: the merchant's own URL, previewed as it is */}
-              <img
-                src={draft.imageUrl.trim()}
-                alt={t("editor.preview")}
-                className="aspect-square w-40 rounded-md border border-border object-cover"
-              />
-            </figure>
-          ) : null}
         </CardContent>
       </Card>
 

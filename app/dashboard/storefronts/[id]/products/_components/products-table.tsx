@@ -232,8 +232,15 @@ function EditableRow({
       <td>
         <div className="pt-p">
           {row.thumbnailUrl ? (
-            // biome-ignore lint/performance/noImgElement: the merchant's own URL, shown as it is
-            <img src={row.thumbnailUrl} alt="" loading="lazy" />
+            // biome-ignore lint/performance/noImgElement: the 160 px variant (or the merchant's own URL), shown as it is
+            <img
+              src={row.thumbnailUrl}
+              alt={t("products.thumbnailAlt", { title: row.title })}
+              width={40}
+              height={40}
+              loading="lazy"
+              decoding="async"
+            />
           ) : (
             <span aria-hidden="true" />
           )}
