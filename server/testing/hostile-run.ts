@@ -4,6 +4,7 @@ import { accounts, apiKeys } from "@/server/accounts/tables";
 import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
+import { keepFilesInTemporaryFolder, makePng, upload } from "@/server/files/testing";
 import type { AnyRoute } from "@/server/http/route";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";
@@ -90,6 +91,21 @@ export async function createHostileRun(send: Send): Promise<HostileRun> {
   const first = own[0] as { storefrontId: string; productId: string };
   const ownOrder = await order(merchant.userKey, first.storefrontId, first.productId);
   const victimOrder = await order(other.userKey, victim.storefrontId, victim.productId);
+  // A file and listen sessions of their own, so GET /v1/files/{fileId} and the session close can succeed too (a
+  // session's stream is left to unknown ids: a real one would stay open).
+  keepFilesInTemporaryFolder();
+  const file = await upload(merchant.userKey, await makePng(8, 8), "image/png");
+  const fileId = (file.body.file as { id: string }).id;
+  const sessionIds: string[] = [];
+  for (const key of [developer.key, developer.key, merchant.userKey, merchant.userKey]) {
+    const opened = await send({
+      method: "POST",
+      path: "/v1/listen_sessions",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ forwardTo: "http://localhost:4000/hooks" }),
+    });
+    sessionIds.push((JSON.parse(opened.text) as { session: { id: string } }).session.id);
+  }
   const endpoint = await createTestEndpoint(developer.key, { url: "https://hooks.example.com/fixture" });
   const doomedEndpoint = await createTestEndpoint(developer.key, { url: "https://hooks.example.com/doomed" });
   return {
@@ -103,6 +119,7 @@ export async function createHostileRun(send: Send): Promise<HostileRun> {
         orderId: [ownOrder, victimOrder],
         userId: [merchant.userId, other.userId],
         id: [endpoint.endpointId, endpoint.endpointId, "mk_we_ffffffffffffffff"],
+        fileId: [fileId, fileId, "fil_01jd8x4w6y3k2m9q7r5t1v0z8a"],
       },
       // The deletes get rows of their own, so the other operations keep rows to work on.
       idsFor: {
@@ -112,6 +129,7 @@ export async function createHostileRun(send: Send): Promise<HostileRun> {
           productId: [...doomed.map((d) => d.productId), victim.productId],
         },
         deleteWebhookEndpoint: { id: [doomedEndpoint.endpointId] },
+        closeListenSession: { sessionId: sessionIds },
       },
       productIds: [...own.map((o) => o.productId), victim.productId, "prd_none"],
     },

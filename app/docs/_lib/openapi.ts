@@ -55,7 +55,8 @@ export type Operation = {
   tags: string[];
   security: Array<Record<string, string[]>>;
   parameters: Parameter[];
-  requestBody?: { content: { "application/json": { schema: JsonSchema } } };
+  /** JSON for most operations; raw bytes or multipart for uploads (`POST /v1/files`). */
+  requestBody?: { content: Record<string, { schema?: JsonSchema } | undefined> };
   responses: Record<string, Response>;
 };
 

@@ -57,7 +57,9 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
   const needsKey = operation.security.length > 0;
   const scopes = operation.security[0] ? (Object.values(operation.security[0])[0] ?? []) : [];
   const parameters = operation.parameters;
-  const bodySchema = operation.requestBody?.content["application/json"].schema;
+  const bodySchema = operation.requestBody?.content["application/json"]?.schema;
+  // A body that is not JSON (an upload) is named by its media types.
+  const bodyMediaTypes = bodySchema ? [] : Object.keys(operation.requestBody?.content ?? {});
   const success = Object.entries(operation.responses).filter(([status]) => Number(status) < 400);
   const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
   const tryParameters: TryItParameter[] = parameters
@@ -114,6 +116,20 @@ function OperationSection({ operation, doc, t }: { operation: Operation; doc: Ap
               </li>
             ))}
           </ul>
+        </>
+      ) : null}
+
+      {bodyMediaTypes.length > 0 ? (
+        <>
+          <h4 className="ref-sub">{t("docs.api.requestBody")}</h4>
+          <p className="ref-small">
+            {bodyMediaTypes.map((type, i) => (
+              <span key={type}>
+                {i > 0 ? ", " : null}
+                <code>{type}</code>
+              </span>
+            ))}
+          </p>
         </>
       ) : null}
 
