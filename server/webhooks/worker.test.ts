@@ -142,7 +142,9 @@ describe.skipIf(testDatabaseKind() !== "postgres")(
   "separate worker processes (PostgreSQL only: one database, several OS processes)",
   () => {
     const workerEnv = () => ({
+      // The pool through the test setup's PgBouncer, LISTEN direct (docs/operations.md, "Poolers").
       DATABASE_URL: env().DATABASE_URL,
+      DIRECT_DATABASE_URL: env().DIRECT_DATABASE_URL,
       DATA_DIR: env().DATA_DIR,
       UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1",
       WEBHOOK_RETRY_SCHEDULE: "0ms,1s,2s",
