@@ -61,8 +61,16 @@ async function pendingProduct(imageUrl: string, extra: Record<string, unknown> =
   });
   expect(result.body.product.imageProcessingPending).toBe(true);
   const db = await dbReady();
-  // Hold the row pending whatever the after-commit job did, so the job under test runs on a known state.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Hold the row pending whatever the after-commit job did, so the job under test runs on a known state: wait for
+  // that job to clear the flag first (it always does, done or failed), or it could clear it after the reset.
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    const [row] = await db
+      .select({ pending: products.imageProcessingPending })
+      .from(products)
+      .where(eq(products.id, result.body.product.id));
+    if (!row?.pending) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   await db
     .update(products)
     .set({ imageProcessingPending: true, thumbnailUrl: (extra.thumbnailUrl as string) ?? null })
