@@ -1,5 +1,6 @@
-import { AppError } from "@/server/errors";
+import { AppError, messageFor } from "@/server/errors";
 import { readBoundedBody } from "./body";
+import { requestLanguage } from "./language";
 
 /**
  * The body of an HTML form post (`application/x-www-form-urlencoded`, what every form of the app sends), read
@@ -25,6 +26,24 @@ export function formFields(form: URLSearchParams): Record<string, string> {
 /** The media type of the request's body, lowercase, without parameters ("" when none is declared). */
 export function mediaTypeOf(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";", 1)[0]?.trim().toLowerCase() ?? "";
+}
+
+/** 303 See Other to `location` (a form's answer: the browser then GETs the page), with any cookies to set. */
+export function seeOther(location: string, cookies: readonly string[] = []): Response {
+  const headers = new Headers({ location, "cache-control": "no-store" });
+  for (const cookie of cookies) headers.append("set-cookie", cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+/**
+ * A form post refused before any work (another site, a forged token, a body over the cap): the catalogue's
+ * message as plain text in the page's language, with the error's status.
+ */
+export function refusedForm(request: Request, error: AppError): Response {
+  return new Response(messageFor(error, requestLanguage(request)), {
+    status: error.status,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+  });
 }
 
 function multipartRefused(): AppError {

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
-import { AppError, isAppError, messageFor } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { BODY_LIMITS } from "@/server/kit/body";
-import { formFields, readFormBody } from "@/server/kit/form";
+import { formFields, readFormBody, refusedForm, seeOther } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
 import { safeEqual } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
@@ -27,16 +27,9 @@ export function consentFormToken(sessionId: string, requestId: string): string {
   return createHmac("sha256", sessionId).update(`oauth-consent:${requestId}`).digest("hex");
 }
 
-function seeOther(location: string): Response {
-  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
-}
-
 /** A refusal before any work (another site, a forged token, a body over the cap), as plain text. */
 function refused(request: Request, error: AppError = new AppError("cross_site_request")): Response {
-  return new Response(messageFor(error, requestLanguage(request)), {
-    status: error.status,
-    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
-  });
+  return refusedForm(request, error);
 }
 
 /** The form's fields (each cut to 4,000 characters), or the refusal of its body. */

@@ -1,7 +1,7 @@
 import { dbReady } from "@/server/db/client";
-import { AppError, isAppError, messageFor } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { BODY_LIMITS } from "@/server/kit/body";
-import { formFields, readFormBody } from "@/server/kit/form";
+import { formFields, readFormBody, refusedForm, seeOther } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
 import { clientIp } from "./client-ip";
 import {
@@ -38,18 +38,8 @@ import {
 
 type Redirect = { location: string; cookies?: string[] };
 
-function seeOther({ location, cookies = [] }: Redirect): Response {
-  const headers = new Headers({ location, "cache-control": "no-store" });
-  for (const cookie of cookies) headers.append("set-cookie", cookie);
-  return new Response(null, { status: 303, headers });
-}
-
-/** A refusal before any work (another site, a body over the cap): the catalogue's message as plain text. */
-function refused(request: Request, error: AppError): Response {
-  return new Response(messageFor(error, requestLanguage(request)), {
-    status: error.status,
-    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
-  });
+function redirectTo({ location, cookies = [] }: Redirect): Response {
+  return seeOther(location, cookies);
 }
 
 /**
@@ -82,7 +72,7 @@ function afterSignIn(
 ): Response {
   const target = safeNextPath(next) ?? DEFAULT_AFTER_SIGN_IN;
   const location = result.needsTerms ? `/signin/terms?${new URLSearchParams({ next: target })}` : target;
-  return seeOther({ location, cookies: [sessionCookie(result.session, now), clearPendingSignInCookie()] });
+  return redirectTo({ location, cookies: [sessionCookie(result.session, now), clearPendingSignInCookie()] });
 }
 
 type Fields = Record<string, string>;
@@ -97,13 +87,13 @@ async function guarded(
   work: (fields: Fields) => Promise<Response>,
   onError: (error: AppError, fields: Fields) => Response,
 ): Promise<Response> {
-  if (!isSameOrigin(request)) return refused(request, new AppError("cross_site_request"));
+  if (!isSameOrigin(request)) return refusedForm(request, new AppError("cross_site_request"));
   let fields: Fields = {};
   if (options.readsForm) {
     try {
       fields = formFields(await readFormBody(request, BODY_LIMITS.form));
     } catch (error) {
-      if (isAppError(error)) return refused(request, error);
+      if (isAppError(error)) return refusedForm(request, error);
       throw error;
     }
   }
@@ -136,10 +126,10 @@ export async function handleEmailStep(request: Request): Promise<Response> {
         { email, ip: clientIp(request), language: requestLanguage(request) },
         new Date(),
       );
-      return seeOther({ location: "/signin", cookies: [pendingSignInCookie({ email: sent.email, next })] });
+      return redirectTo({ location: "/signin", cookies: [pendingSignInCookie({ email: sent.email, next })] });
     },
     (error, form) =>
-      seeOther({
+      redirectTo({
         location: errorLocation("/signin", error, { step: "email" }, "email"),
         cookies: [pendingSignInCookie(emailStepOf(form))],
       }),
@@ -153,16 +143,16 @@ export async function handleResend(request: Request): Promise<Response> {
     request,
     { readsForm: false },
     async () => {
-      if (!pending?.email) return seeOther({ location: "/signin?step=email" });
+      if (!pending?.email) return redirectTo({ location: "/signin?step=email" });
       const db = await dbReady();
       await requestSignInCode(
         db,
         { email: pending.email, ip: clientIp(request), language: requestLanguage(request) },
         new Date(),
       );
-      return seeOther({ location: "/signin?resent=1" });
+      return redirectTo({ location: "/signin?resent=1" });
     },
-    (error) => seeOther({ location: errorLocation("/signin", error, {}, "code") }),
+    (error) => redirectTo({ location: errorLocation("/signin", error, {}, "code") }),
   );
 }
 
@@ -175,7 +165,7 @@ export async function handleCodeStep(request: Request): Promise<Response> {
     async (form) => {
       const fields = CodeStepForm.safeParse(form);
       if (!pending?.email)
-        return seeOther({ location: "/signin?step=email&error=sign_in_expired&param=email" });
+        return redirectTo({ location: "/signin?step=email&error=sign_in_expired&param=email" });
       const db = await dbReady();
       const now = new Date();
       const result = await verifySignInCode(
@@ -190,14 +180,14 @@ export async function handleCodeStep(request: Request): Promise<Response> {
         now,
       );
       if (result.kind === "choose") {
-        return seeOther({
+        return redirectTo({
           location: "/signin",
           cookies: [pendingSignInCookie({ ...pending, challenge: result.challengeToken })],
         });
       }
       return afterSignIn(result, pending.next, now);
     },
-    (error) => seeOther({ location: errorLocation("/signin", error, {}, "code") }),
+    (error) => redirectTo({ location: errorLocation("/signin", error, {}, "code") }),
   );
 }
 
@@ -210,8 +200,8 @@ export async function handleChoiceStep(request: Request): Promise<Response> {
     async (form) => {
       const fields = ChoiceStepForm.safeParse(form);
       if (!pending?.challenge)
-        return seeOther({ location: "/signin?step=email&error=sign_in_expired&param=email" });
-      if (!fields.success) return seeOther({ location: "/signin?error=invalid_request&param=choice" });
+        return redirectTo({ location: "/signin?step=email&error=sign_in_expired&param=email" });
+      if (!fields.success) return redirectTo({ location: "/signin?error=invalid_request&param=choice" });
       const db = await dbReady();
       const now = new Date();
       const result = await completeBootstrapChoice(
@@ -226,7 +216,7 @@ export async function handleChoiceStep(request: Request): Promise<Response> {
       return afterSignIn(result, pending.next, now);
     },
     (error) =>
-      seeOther({
+      redirectTo({
         location: errorLocation("/signin", error, { step: "email" }, "email"),
         cookies: [clearPendingSignInCookie()],
       }),
@@ -248,12 +238,12 @@ export async function handleTermsStep(request: Request): Promise<Response> {
       const db = await dbReady();
       const now = new Date();
       const session = await resolveSession(db, readCookie(request, SESSION_COOKIE), now);
-      if (!session) return seeOther({ location: `/signin?${new URLSearchParams({ next })}` });
+      if (!session) return redirectTo({ location: `/signin?${new URLSearchParams({ next })}` });
       await acceptTermsForAccount(db, { accountId: session.accountId, version }, now);
-      return seeOther({ location: next });
+      return redirectTo({ location: next });
     },
     (error, form) =>
-      seeOther({ location: errorLocation("/signin/terms", error, { next: termsOf(form).next }) }),
+      redirectTo({ location: errorLocation("/signin/terms", error, { next: termsOf(form).next }) }),
   );
 }
 
@@ -269,8 +259,8 @@ export async function handleSignOut(request: Request): Promise<Response> {
       const db = await dbReady();
       await signOut(db, readCookie(request, SESSION_COOKIE), { everywhere: form.scope === "everywhere" });
       const location = form.after === "cancelled" ? "/signin?cancelled=1" : "/signin?signedout=1";
-      return seeOther({ location, cookies: [clearSessionCookie()] });
+      return redirectTo({ location, cookies: [clearSessionCookie()] });
     },
-    (error) => seeOther({ location: errorLocation("/signin", error) }),
+    (error) => redirectTo({ location: errorLocation("/signin", error) }),
   );
 }
