@@ -31,7 +31,9 @@ import {
 } from "@/server/listen/service";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
-import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
+import { payOrder, updateOrderStatus } from "@/server/orders/lifecycle";
+import { createOrder } from "@/server/orders/place";
+import { getOrder, listOrders } from "@/server/orders/service";
 import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
 import {
   createProduct,

@@ -17,20 +17,11 @@ import {
 } from "@/server/testing/context";
 import { parseInput } from "@/server/validation";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { payOrder, updateOrderStatus } from "./lifecycle";
+import { createOrder, placePublicOrder } from "./place";
+import { getPublicOrder, purgePublicOrderRateLimits } from "./public";
 import { CreateOrderInput, PublicOrderInput } from "./schema";
-import {
-  createOrder,
-  getOrder,
-  getPublicOrder,
-  listAccountOrders,
-  listOrders,
-  loadOrders,
-  loadOrdersByStorefront,
-  payOrder,
-  placePublicOrder,
-  purgePublicOrderRateLimits,
-  updateOrderStatus,
-} from "./service";
+import { getOrder, listAccountOrders, listOrders, loadOrders, loadOrdersByStorefront } from "./service";
 import { orders } from "./tables";
 import { createStorefrontWithProduct } from "./testing";
 

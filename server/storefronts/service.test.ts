@@ -4,8 +4,8 @@ import { cancelOwnAccount } from "@/server/accounts/cancellation";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { placePublicOrder } from "@/server/orders/place";
 import { CreateOrderInput } from "@/server/orders/schema";
-import { placePublicOrder } from "@/server/orders/service";
 import { ProductManifest } from "@/server/products/schema";
 import { createProduct } from "@/server/products/service";
 import {
