@@ -43,17 +43,15 @@ import {
   listProducts,
   updateProduct,
 } from "@/server/products/service";
+import { getStorefrontSettings, updateStorefrontSettings } from "@/server/storefronts/dashboard";
+import { updateStorefront } from "@/server/storefronts/patch";
+import { publishStorefront, unpublishStorefront } from "@/server/storefronts/publish";
 import {
   createStorefront,
   deleteStorefront,
   getStorefront,
-  getStorefrontSettings,
   listStorefronts,
   loadBootstrappedUserStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-  updateStorefrontSettings,
 } from "@/server/storefronts/service";
 import { call } from "@/server/testing/api";
 import { contextWith } from "@/server/testing/context";

@@ -7,7 +7,7 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
-import { publishStorefront } from "@/server/storefronts/service";
+import { publishStorefront } from "@/server/storefronts/publish";
 import { createMerchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
 import { webhookEvents } from "@/server/webhooks/tables";

@@ -6,7 +6,8 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { getProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
 import { EVERY_STOREFRONT, onStorefrontChanged, type StorefrontChange } from "@/server/storefronts/changes";
-import { publishStorefront, updateStorefrontSettings } from "@/server/storefronts/service";
+import { updateStorefrontSettings } from "@/server/storefronts/dashboard";
+import { publishStorefront } from "@/server/storefronts/publish";
 import { createMerchant } from "@/server/storefronts/testing";
 import {
   asAdapter,

@@ -6,7 +6,7 @@ import { payOrder, updateOrderStatus } from "./lifecycle";
 import { OrderIdParams, OrdersTableQuery, PayOrderInput, UpdateOrderInput } from "./schema";
 import { getOrder, listAccountOrders } from "./service";
 
-/** The dashboard's order procedures (docs/ui.md, "Orders"): one line each over the order services (server/orders/). */
+/** The dashboard's order procedures (docs/ui.md, "Orders"): one line each over an order service. */
 export const ordersRouter = router({
   list: sessionProcedure
     .input(input(OrdersTableQuery))

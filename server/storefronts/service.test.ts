@@ -17,20 +17,17 @@ import {
 } from "@/server/testing/context";
 import { parseInput } from "@/server/validation";
 import { EVERY_STOREFRONT, onStorefrontChanged, type StorefrontChange } from "./changes";
+import { getStorefrontSettings, updateStorefrontSettings } from "./dashboard";
+import { updateStorefront } from "./patch";
+import { getPublishedStorefrontBySlug, publishStorefront, unpublishStorefront } from "./publish";
 import { CreateStorefrontInput, UpdateStorefrontInput, UpdateStorefrontSettingsInput } from "./schema";
 import {
   createStorefront,
   deleteStorefront,
-  getPublishedStorefrontBySlug,
   getStorefront,
-  getStorefrontSettings,
   listStorefronts,
   loadBootstrappedUserStorefronts,
   loadStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-  updateStorefrontSettings,
 } from "./service";
 import { createMerchant } from "./testing";
 
