@@ -31,7 +31,9 @@ import {
 } from "@/server/listen/service";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
 import { OPERATIONS, type OperationName } from "@/server/operations";
-import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
+import { payOrder, updateOrderStatus } from "@/server/orders/lifecycle";
+import { createOrder } from "@/server/orders/place";
+import { getOrder, listOrders } from "@/server/orders/service";
 import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
 import {
   createProduct,
@@ -41,17 +43,15 @@ import {
   listProducts,
   updateProduct,
 } from "@/server/products/service";
+import { getStorefrontSettings, updateStorefrontSettings } from "@/server/storefronts/dashboard";
+import { updateStorefront } from "@/server/storefronts/patch";
+import { publishStorefront, unpublishStorefront } from "@/server/storefronts/publish";
 import {
   createStorefront,
   deleteStorefront,
   getStorefront,
-  getStorefrontSettings,
   listStorefronts,
   loadBootstrappedUserStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-  updateStorefrontSettings,
 } from "@/server/storefronts/service";
 import { call } from "@/server/testing/api";
 import { contextWith } from "@/server/testing/context";

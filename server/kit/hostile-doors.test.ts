@@ -9,7 +9,7 @@ import { handleAuthorize, handleRegister, handleRevoke, handleToken } from "@/se
 import { registerTestClient, TEST_REDIRECT_URI } from "@/server/oauth/testing";
 import { mcpUrl } from "@/server/oauth/urls";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
-import { publishStorefront } from "@/server/storefronts/service";
+import { publishStorefront } from "@/server/storefronts/publish";
 import { serviceContextFor } from "@/server/testing/context";
 import { verifiedMerchantOf } from "@/server/testing/hostile-run";
 import { BODY_LIMITS } from "./body";

@@ -7,19 +7,15 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
-import { publishStorefront } from "@/server/storefronts/service";
+import { publishStorefront } from "@/server/storefronts/publish";
 import { createMerchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { cancelStalePublicOrders, updateOrderStatus } from "./lifecycle";
 import { PUBLIC_ORDER_LIMITS } from "./limits";
+import { createOrder, placePublicOrder } from "./place";
 import { CreateOrderInput, PublicOrderInput, UpdateOrderInput } from "./schema";
-import {
-  cancelStalePublicOrders,
-  createOrder,
-  getOrder,
-  placePublicOrder,
-  updateOrderStatus,
-} from "./service";
+import { getOrder } from "./service";
 import { orders, publicOrderStorefrontLimits } from "./tables";
 import { createStorefrontWithProduct } from "./testing";
 

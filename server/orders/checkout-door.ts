@@ -9,8 +9,8 @@ import { newId } from "@/server/lib/ids";
 import { clientIp } from "@/server/sessions/client-ip";
 import { isSameOrigin } from "@/server/sessions/origin";
 import { isCleanText, parseInput } from "@/server/validation";
+import { placePublicOrder } from "./place";
 import { PublicOrderInput } from "./schema";
-import { placePublicOrder } from "./service";
 
 /**
  * POST /s/{slug}/orders: the checkout of the public storefront page (docs/api.md, "Public storefront"). Same-origin

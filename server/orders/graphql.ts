@@ -4,15 +4,10 @@ import type { GraphQLContext } from "@/server/graphql/context";
 import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { StorefrontRef, storefrontLoader } from "@/server/storefronts/graphql";
+import { payOrder, updateOrderStatus } from "./lifecycle";
+import { createOrder } from "./place";
 import { CreateOrderInput, ORDER_STATUSES, type OrderDto, PayOrderInput, UpdateOrderInput } from "./schema";
-import {
-  createOrder,
-  listAccountOrders,
-  loadOrders,
-  loadOrdersByStorefront,
-  payOrder,
-  updateOrderStatus,
-} from "./service";
+import { listAccountOrders, loadOrders, loadOrdersByStorefront } from "./service";
 
 /** Orders over GraphQL (docs/graphql.md): the Order type, a storefront's orders, the account's, and the writes. */
 

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
+import { updateOrderStatus } from "./lifecycle";
 import { OrderDto, UpdateOrderInput } from "./schema";
-import { listOrders, updateOrderStatus } from "./service";
+import { listOrders } from "./service";
 
 /** Order tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Orders"). */
 export const orderTools = [

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
+import { payOrder, updateOrderStatus } from "./lifecycle";
+import { createOrder } from "./place";
 import {
   CreateOrderInput,
   OrderDto,
@@ -9,7 +11,7 @@ import {
   StorefrontOrdersParams,
   UpdateOrderInput,
 } from "./schema";
-import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "./service";
+import { getOrder, listOrders } from "./service";
 
 const OrderResponse = z.object({ order: OrderDto });
 

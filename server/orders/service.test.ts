@@ -6,7 +6,8 @@ import { sha256Hex } from "@/server/lib/crypto";
 import { getProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
 import { EVERY_STOREFRONT, onStorefrontChanged, type StorefrontChange } from "@/server/storefronts/changes";
-import { publishStorefront, updateStorefrontSettings } from "@/server/storefronts/service";
+import { updateStorefrontSettings } from "@/server/storefronts/dashboard";
+import { publishStorefront } from "@/server/storefronts/publish";
 import { createMerchant } from "@/server/storefronts/testing";
 import {
   asAdapter,
@@ -17,20 +18,11 @@ import {
 } from "@/server/testing/context";
 import { parseInput } from "@/server/validation";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { payOrder, updateOrderStatus } from "./lifecycle";
+import { createOrder, placePublicOrder } from "./place";
+import { getPublicOrder, purgePublicOrderRateLimits } from "./public";
 import { CreateOrderInput, PublicOrderInput } from "./schema";
-import {
-  createOrder,
-  getOrder,
-  getPublicOrder,
-  listAccountOrders,
-  listOrders,
-  loadOrders,
-  loadOrdersByStorefront,
-  payOrder,
-  placePublicOrder,
-  purgePublicOrderRateLimits,
-  updateOrderStatus,
-} from "./service";
+import { getOrder, listAccountOrders, listOrders, loadOrders, loadOrdersByStorefront } from "./service";
 import { orders } from "./tables";
 import { createStorefrontWithProduct } from "./testing";
 

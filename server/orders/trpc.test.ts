@@ -7,8 +7,8 @@ import { asAdapter, serviceContextFor, sessionContextFor } from "@/server/testin
 import { createTrpcContext } from "@/server/trpc/context";
 import { createCaller } from "@/server/trpc/router";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { createOrder } from "./place";
 import { CreateOrderInput } from "./schema";
-import { createOrder } from "./service";
 import { createStorefrontWithProduct } from "./testing";
 
 // The dashboard's order procedures (docs/ui.md, "Orders") through the tRPC caller on a real database.

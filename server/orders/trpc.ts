@@ -2,10 +2,11 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { listStorefronts } from "@/server/storefronts/service";
 import { input, router, sessionProcedure } from "@/server/trpc/init";
+import { payOrder, updateOrderStatus } from "./lifecycle";
 import { OrderIdParams, OrdersTableQuery, PayOrderInput, UpdateOrderInput } from "./schema";
-import { getOrder, listAccountOrders, payOrder, updateOrderStatus } from "./service";
+import { getOrder, listAccountOrders } from "./service";
 
-/** The dashboard's order procedures (docs/ui.md, "Orders"): one line each over server/orders/service.ts. */
+/** The dashboard's order procedures (docs/ui.md, "Orders"): one line each over an order service. */
 export const ordersRouter = router({
   list: sessionProcedure
     .input(input(OrdersTableQuery))

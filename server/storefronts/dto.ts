@@ -1,6 +1,8 @@
+import type { Plan, PlanLimits } from "@/server/accounts/schema";
 import { env } from "@/server/env";
+import type { Upgrade } from "@/server/errors";
 import { fileUrl } from "@/server/files/service";
-import type { DAYS, StorefrontDto } from "./schema";
+import type { DAYS, StorefrontDto, StorefrontSettingsDto } from "./schema";
 import type { storefronts } from "./tables";
 
 export type StorefrontRow = typeof storefronts.$inferSelect;
@@ -137,3 +139,40 @@ export function toStorefrontDto(row: StorefrontRow): StorefrontDto {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+/** A storefront as the dashboard's list shows it (docs/ui.md, "Storefronts"). */
+export type StorefrontSummaryDto = {
+  id: string;
+  name: string;
+  currency: string;
+  /** `draft`: never or no longer published; `hidden`: published but hidden; `published`: on its public page. */
+  status: "published" | "hidden" | "draft";
+  slug: string | null;
+  publicUrl: string | null;
+  productCount: number;
+  updatedAt: string;
+};
+
+/** The account's plan as the dashboard shows it beside a 402: its limits, and where to upgrade. */
+export type PlanUsageDto = {
+  plan: Plan;
+  limits: PlanLimits;
+  /** The limits of the plan an upgrade leads to. */
+  upgradeLimits: PlanLimits;
+  upgrade: Upgrade;
+};
+
+/** What the dashboard's storefront editor loads (docs/ui.md, "Storefronts"). */
+export type StorefrontEditorDto = {
+  storefront: StorefrontDto;
+  settings: StorefrontSettingsDto;
+  /** What the Storefront object cannot say: `biography`, `branding.backgroundUrl` and `blocks` stored as `auto`. */
+  stored: { isBiographyAuto: boolean; isBackgroundAuto: boolean; blocks: "auto" | "custom" | null };
+  /**
+   * Products per category name, names no longer in `categories` (orphans) included: removing or renaming a
+   * category leaves its products with the old name (docs/api.md, "PATCH rules" 2).
+   */
+  categoryUsage: Array<{ name: string; products: number }>;
+  productCount: number;
+  usage: PlanUsageDto;
+};

@@ -20,15 +20,14 @@ import { CreateStorefrontInput, type StorefrontDto, UpdateStorefrontInput } from
 
 const CategoryFilter = z.object({ category: text({ max: PRODUCT_MAXIMA.category }) });
 
+import { updateStorefront } from "./patch";
+import { publishStorefront, unpublishStorefront } from "./publish";
 import {
   createStorefront,
   deleteStorefront,
   listStorefronts,
   loadBootstrappedUserStorefronts,
   loadStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
 } from "./service";
 
 /** Storefronts over GraphQL (docs/graphql.md): the Storefront type, its products, queries and mutations. */

@@ -3,6 +3,8 @@ import { renderRejected } from "@/server/kit/rejected";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
 import { id, text } from "@/server/validation";
+import { updateStorefront } from "./patch";
+import { publishStorefront, unpublishStorefront } from "./publish";
 import {
   CreateStorefrontInput,
   CreateStorefrontResponse,
@@ -11,14 +13,7 @@ import {
   StorefrontParams,
   UpdateStorefrontInput,
 } from "./schema";
-import {
-  createStorefront,
-  getStorefront,
-  listStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-} from "./service";
+import { createStorefront, getStorefront, listStorefronts } from "./service";
 
 /** Storefront tools (docs/mcp.md, "Tools"): each one service function, as over /v1 (docs/api.md, "Storefronts"). */
 export const storefrontTools = [

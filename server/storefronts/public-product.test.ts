@@ -3,7 +3,7 @@ import { newId } from "@/server/lib/ids";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { updateProduct } from "@/server/products/service";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
-import { getPublishedProduct, publishStorefront, unpublishStorefront } from "./service";
+import { getPublishedProduct, publishStorefront, unpublishStorefront } from "./publish";
 import { createMerchant } from "./testing";
 
 // docs/api.md, "Public storefront": the product page reads one row, the product with its storefront.

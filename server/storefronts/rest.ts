@@ -1,6 +1,8 @@
 import { rejectedToRest } from "@/server/http/envelope";
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
+import { updateStorefront } from "./patch";
+import { publishStorefront, unpublishStorefront } from "./publish";
 import {
   CreateStorefrontInput,
   CreateStorefrontResponse,
@@ -10,15 +12,7 @@ import {
   StorefrontResponse,
   UpdateStorefrontInput,
 } from "./schema";
-import {
-  createStorefront,
-  deleteStorefront,
-  getStorefront,
-  listStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-} from "./service";
+import { createStorefront, deleteStorefront, getStorefront, listStorefronts } from "./service";
 
 /**
  * The `updatedAt` an If-Match header names (docs/api.md, "Optimistic concurrency"): absent or `*` means no

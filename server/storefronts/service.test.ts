@@ -4,8 +4,8 @@ import { cancelOwnAccount } from "@/server/accounts/cancellation";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { placePublicOrder } from "@/server/orders/place";
 import { CreateOrderInput } from "@/server/orders/schema";
-import { placePublicOrder } from "@/server/orders/service";
 import { ProductManifest } from "@/server/products/schema";
 import { createProduct } from "@/server/products/service";
 import {
@@ -17,20 +17,17 @@ import {
 } from "@/server/testing/context";
 import { parseInput } from "@/server/validation";
 import { EVERY_STOREFRONT, onStorefrontChanged, type StorefrontChange } from "./changes";
+import { getStorefrontSettings, updateStorefrontSettings } from "./dashboard";
+import { updateStorefront } from "./patch";
+import { getPublishedStorefrontBySlug, publishStorefront, unpublishStorefront } from "./publish";
 import { CreateStorefrontInput, UpdateStorefrontInput, UpdateStorefrontSettingsInput } from "./schema";
 import {
   createStorefront,
   deleteStorefront,
-  getPublishedStorefrontBySlug,
   getStorefront,
-  getStorefrontSettings,
   listStorefronts,
   loadBootstrappedUserStorefronts,
   loadStorefronts,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-  updateStorefrontSettings,
 } from "./service";
 import { createMerchant } from "./testing";
 

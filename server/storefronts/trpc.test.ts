@@ -123,7 +123,7 @@ describe("storefronts over tRPC", () => {
     });
     expect(saved.branding?.font).toBe("Inter");
     // Someone else changes it over /v1 meanwhile.
-    const { updateStorefront } = await import("./service");
+    const { updateStorefront } = await import("./patch");
     await asAdapter(await serviceContextFor(merchant.userKey), (ctx) =>
       updateStorefront(ctx, { storefrontId: store.id, patch: { name: "Changed elsewhere" } }),
     );

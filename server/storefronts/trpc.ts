@@ -1,22 +1,15 @@
 import { input, router, sessionProcedure } from "@/server/trpc/init";
 import { text } from "@/server/validation";
+import { getStorefrontEditor, listStorefrontSummaries, updateStorefrontSettings } from "./dashboard";
+import { updateStorefront } from "./patch";
+import { publishStorefront, unpublishStorefront } from "./publish";
 import {
   CreateStorefrontInput,
   StorefrontParams,
   UpdateStorefrontInput,
   UpdateStorefrontSettingsInput,
 } from "./schema";
-import {
-  createStorefront,
-  deleteStorefront,
-  getStorefront,
-  getStorefrontEditor,
-  listStorefrontSummaries,
-  publishStorefront,
-  unpublishStorefront,
-  updateStorefront,
-  updateStorefrontSettings,
-} from "./service";
+import { createStorefront, deleteStorefront, getStorefront } from "./service";
 
 /**
  * The editor's save: the PATCH body's own fields at the top level (so an invalid field's `param` is the same JSON
@@ -30,7 +23,7 @@ const UpdateStorefrontCall = UpdateStorefrontInput.extend({
 
 const UpdateSettingsCall = StorefrontParams.extend({ settings: UpdateStorefrontSettingsInput });
 
-/** The dashboard's storefront procedures (docs/ui.md, "tRPC"): one line each over server/storefronts/service.ts. */
+/** The dashboard's storefront procedures (docs/ui.md, "tRPC"): one line each over a storefront service. */
 export const storefrontsRouter = router({
   list: sessionProcedure.query(({ ctx }) => listStorefrontSummaries(ctx.service)),
   get: sessionProcedure

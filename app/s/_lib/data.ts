@@ -3,13 +3,13 @@ import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
-import { SlugInput } from "@/server/storefronts/schema";
 import {
   getPublishedProduct,
   getPublishedStorefrontBySlug,
   type PublishedProduct,
   type PublishedStorefront,
-} from "@/server/storefronts/service";
+} from "@/server/storefronts/publish";
+import { SlugInput } from "@/server/storefronts/schema";
 import { slugTag, storefrontTag, subscribeToStorefrontChanges, tagThisPage } from "./page-cache";
 
 subscribeToStorefrontChanges();

@@ -4,7 +4,7 @@ import { PageHeader } from "@/app/_components/ui/page-header";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
 import { orNotFound } from "@/app/dashboard/_lib/catalog-server";
-import { ORDER_TRANSITIONS } from "@/server/orders/service";
+import { ORDER_TRANSITIONS } from "@/server/orders/lifecycle";
 import { Shell } from "../../_components/shell";
 import { requireSignedInAccount } from "../../_lib/session";
 import { OrderDetail } from "../_components/order-detail";

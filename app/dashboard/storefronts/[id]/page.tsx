@@ -6,7 +6,7 @@ import { EmptyState } from "@/app/_components/ui/empty-state";
 import { getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
 import { isAppError } from "@/server/errors";
-import type { StorefrontEditorDto } from "@/server/storefronts/service";
+import type { StorefrontEditorDto } from "@/server/storefronts/dto";
 import { Shell } from "../../_components/shell";
 import { requireSignedInAccount } from "../../_lib/session";
 import { StorefrontEditor } from "./_components/editor";

@@ -3,7 +3,7 @@
 import { buttonClasses } from "@/app/_components/ui/button";
 import { Notice } from "@/app/_components/ui/notice";
 import { useT } from "@/app/_i18n/client";
-import type { PlanUsageDto } from "@/server/storefronts/service";
+import type { PlanUsageDto } from "@/server/storefronts/dto";
 
 /**
  * What a 402 means, as the next thing to do: the catalogue's message, what the current plan allows, what the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { StorefrontEditorDto } from "@/server/storefronts/dto";
 import type { StorefrontDto } from "@/server/storefronts/schema";
-import type { StorefrontEditorDto } from "@/server/storefronts/service";
 import { formFromEditor, patchOf } from "./form";
 
 // The editor's PATCH (docs/ui.md, "Storefronts"): only what changed, by /v1's PATCH rules (deep merge, arrays

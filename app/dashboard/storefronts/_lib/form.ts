@@ -1,5 +1,5 @@
+import type { StorefrontEditorDto } from "@/server/storefronts/dto";
 import { DAYS, type Day, type StorefrontDto, type UpdateStorefrontInput } from "@/server/storefronts/schema";
-import type { StorefrontEditorDto } from "@/server/storefronts/service";
 
 /**
  * The storefront editor's form (docs/ui.md, "Storefronts"): what the inputs hold (strings as typed), how that

@@ -13,8 +13,8 @@ import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPCClient } from "@/app/_trpc/client";
 import type { ErrorObject } from "@/server/errors";
 import { isAppError, messageFor } from "@/server/errors";
+import type { StorefrontEditorDto } from "@/server/storefronts/dto";
 import { UpdateStorefrontInput, UpdateStorefrontSettingsInput } from "@/server/storefronts/schema";
-import type { StorefrontEditorDto } from "@/server/storefronts/service";
 import { parseInput } from "@/server/validation";
 import { UpgradePrompt } from "../../_components/upgrade-prompt";
 import {
