@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import { upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
@@ -236,6 +236,20 @@ export async function storeFetchedImage(
   });
 }
 
+/**
+ * The file an account already fetched from this external URL (docs/api.md, "Images": fetched once), the newest
+ * first; null when there is none.
+ */
+export async function findFetchedFile(db: Db, accountId: string, sourceUrl: string): Promise<FileRow | null> {
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.accountId, accountId), eq(files.sourceUrl, sourceUrl)))
+    .orderBy(desc(files.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
 export async function findFile(db: Db, fileId: string): Promise<FileRow | null> {
   if (!FILE_ID_PATTERN.test(fileId)) return null;
   const [row] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
@@ -265,8 +279,8 @@ export async function readPublicFile(
 
 /**
  * The scheduled job `purge-files` (docs/operations.md, "Scheduled jobs"): marks when each file stopped being
- * referred to by a product (`imageUrl`, `thumbnailUrl`, its resized image) or a storefront's branding, and deletes
- * files unreferenced for 30 days, bytes first.
+ * referred to by a product (`imageUrl`, `thumbnailUrl`, its resized image) or a storefront's branding (`{fileId}`, or
+ * the external logo or background URL it was fetched from), and deletes files unreferenced for 30 days, bytes first.
  */
 export async function purgeUnreferencedFiles(db: Db, now: Date): Promise<{ deleted: number }> {
   const referenced = sql`(
@@ -274,6 +288,9 @@ export async function purgeUnreferencedFiles(db: Db, now: Date): Promise<{ delet
       or p.image_url like '%/files/' || ${files.id} || '%'
       or p.thumbnail_url like '%/files/' || ${files.id} || '%')
     or exists (select 1 from storefronts s where s.branding::text like '%' || ${files.id} || '%')
+    or (${files.sourceUrl} is not null and exists (select 1 from storefronts s
+      where s.account_id = ${files.accountId}
+        and (s.branding->>'logoUrl' = ${files.sourceUrl} or s.branding->>'backgroundUrl' = ${files.sourceUrl})))
   )`;
   await db
     .update(files)

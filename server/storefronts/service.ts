@@ -17,6 +17,7 @@ import { toProductDto } from "@/server/products/dto";
 import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
+import { type BrandingImages, brandingImagesOf, scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { publicUrlOf, type StorefrontRow, toStorefrontDto } from "./dto";
 import {
@@ -133,6 +134,7 @@ export async function createStorefront(
         })
         .returning();
       if (!row) throw new Error("storefront insert returned no row");
+      scheduleBrandingImages(ctx, row.id, row.branding as Record<string, unknown> | null);
       const created =
         input.products && input.products.length > 0
           ? await insertProductsWithinLimit(ctx, db, {
@@ -318,6 +320,7 @@ export async function updateStorefront(
   const [row] = rows;
   if (row) {
     storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
+    if (patch.branding) scheduleBrandingImages(ctx, row.id, row.branding as Record<string, unknown> | null);
     return toStorefrontDto(row);
   }
 
@@ -492,6 +495,8 @@ export type PublishedStorefront = {
   settings: PublicStorefrontSettings;
   /** The resized WebP variants of each product's image, by product id (docs/ui.md, "Public storefront"). */
   images: Record<string, ResponsiveImage>;
+  /** The resized WebP variants of the logo and the background (docs/api.md, "Branding images"). */
+  brandingImages: BrandingImages;
 };
 
 /**
@@ -514,6 +519,7 @@ export async function getPublishedStorefrontBySlug(
     storefront: toStorefrontDto(storefront),
     products: rows.map(toProductDto),
     images: await responsiveImagesOf(ctx.db, rows),
+    brandingImages: await brandingImagesOf(ctx.db, storefront),
     settings: {
       timeZone: timeZoneFor(storefront),
       paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),
