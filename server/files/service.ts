@@ -8,6 +8,7 @@ import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
+import { type FetchedImage, fetchImageOnce, ImageFetchError } from "./fetch";
 import { inspectImage, makeVariants, normalizeImage } from "./image";
 import { originalKey, variantKey } from "./keys";
 import { FILE_ID_PATTERN, type FileDto } from "./schema";
@@ -156,6 +157,65 @@ export async function createFile(
     sourceUrl: null,
     now: ctx.now(),
   });
+  const db = ctx.db;
+  ctx.afterCommit(() => ensureVariants(db, row.id));
+  return toFileDto(row);
+}
+
+/** The reason an image could not be fetched, in the caller's language. */
+function notFetched(url: string, error: ImageFetchError): AppError {
+  if (error.kind === "too_large")
+    return new AppError("payload_too_large", {
+      param: "url",
+      detail: {
+        en: "The image at url is larger than 10 MiB.",
+        es: "La imagen de url supera 10 MiB.",
+        pt: "A imagem de url é maior que 10 MiB.",
+      },
+    });
+  // The guard's refusal reads `invalid_webhook_url: The host … is not allowed.`: its sentence is the reason.
+  const reason = error.message.replace(/^[a-z_]+: /, "");
+  const why = error.kind === "blocked" ? reason : `${error.kind}: ${reason}`;
+  return new AppError("invalid_request", {
+    param: "url",
+    detail: {
+      en: `The image at ${url} could not be fetched (${why}).`,
+      es: `No se pudo descargar la imagen de ${url} (${why}).`,
+      pt: `Não foi possível baixar a imagem de ${url} (${why}).`,
+    },
+  });
+}
+
+/**
+ * `marea.import_image` (docs/mcp.md, "Tools"): the image at `url`, fetched ONCE under the same SSRF guard as a
+ * product's external `imageUrl` (docs/api.md, "Images"), then stored exactly as an upload is (POST /v1/files): the
+ * same refusals (type by content, 40 megapixels, 8000 px a side, 100 frames; over 10 MiB 413; the storage quota
+ * 402 with `upgrade`), metadata stripped, WebP variants after the answer. A refusal about the image names `url`.
+ */
+export async function importImage(ctx: ServiceContext, input: { url: string }): Promise<FileDto> {
+  const actor = authorize(ctx, "importImage");
+  let fetched: FetchedImage;
+  try {
+    fetched = await fetchImageOnce(input.url);
+  } catch (error) {
+    if (error instanceof ImageFetchError) throw notFetched(input.url, error);
+    throw error;
+  }
+  let row: FileRow;
+  try {
+    row = await storeImage(ctx.db, {
+      accountId: actor.accountId,
+      bytes: fetched.bytes,
+      // A remote server's Content-Type is not trusted: the bytes decide.
+      claimed: null,
+      sourceUrl: input.url,
+      now: ctx.now(),
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.options.param === "file")
+      throw new AppError(error.code, { ...error.options, param: "url" });
+    throw error;
+  }
   const db = ctx.db;
   ctx.afterCommit(() => ensureVariants(db, row.id));
   return toFileDto(row);
