@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { fetchImageGuarded } from "@/server/files/fetch";
@@ -13,7 +14,7 @@ import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/tes
 import { call } from "@/server/testing/api";
 import { asAdapter, contextWith, serviceContextFor } from "@/server/testing/context";
 import { setTestEnv } from "@/server/webhooks/testing";
-import { brandingImagesOf, processBrandingImages } from "./branding-images";
+import { brandingImagesOf, processBrandingImages, scheduleBrandingImages } from "./branding-images";
 import type { StorefrontDto } from "./schema";
 import { getPublishedStorefrontBySlug, publishStorefront } from "./service";
 import { storefronts } from "./tables";
@@ -169,6 +170,20 @@ describe("branding images given as external URLs", () => {
       .where(eq(storefronts.id, storefront.id));
     expect((await processBrandingImages(db, storefront.id, strict)).logoUrl).toBe("failed");
     expect(timesFetched("/logo/private.jpg")).toBe(0);
+  });
+
+  it("only a write that sends a logo or background schedules the job: a PATCH of the font alone fetches nothing", async () => {
+    const tasks: unknown[] = [];
+    const ctx = {
+      ...createServiceContext({ db: await dbReady() }),
+      afterCommit: (task: unknown) => tasks.push(task),
+    };
+    scheduleBrandingImages(ctx, "stf_x", { font: "Lora" });
+    scheduleBrandingImages(ctx, "stf_x", { logoUrl: null, backgroundUrl: "auto" });
+    scheduleBrandingImages(ctx, "stf_x", undefined);
+    expect(tasks).toHaveLength(0);
+    scheduleBrandingImages(ctx, "stf_x", { logoUrl: `${base}/logo/a.jpg` });
+    expect(tasks).toHaveLength(1);
   });
 
   it("an uploaded logo ({fileId}) is served as its variants, nothing fetched", async () => {

@@ -54,8 +54,9 @@ export async function processBrandingImages(
   db: Db,
   storefrontId: string,
   fetchImage: ImageFetcher = fetchImageGuarded,
-  now: Date = new Date(),
+  options: { now?: Date; fields?: readonly BrandingImageField[] } = {},
 ): Promise<Record<BrandingImageField, BrandingImageOutcome>> {
+  const now = options.now ?? new Date();
   const outcome: Record<BrandingImageField, BrandingImageOutcome> = {
     logoUrl: "none",
     backgroundUrl: "none",
@@ -68,7 +69,7 @@ export async function processBrandingImages(
   if (!row) return outcome;
   const branding = (row.branding ?? {}) as Record<string, unknown>;
   let isChanged = false;
-  for (const field of BRANDING_IMAGES) {
+  for (const field of options.fields ?? BRANDING_IMAGES) {
     const reference = referenceOf(branding[field]);
     if (!reference) continue;
     try {
@@ -109,14 +110,19 @@ export async function processBrandingImages(
   return outcome;
 }
 
-/** After a write that sent `branding` committed, resize its logo and background (fetching external URLs). */
+/**
+ * After a write committed, resize the logo and background it SENT (`sent`: the create's or the PATCH's `branding`),
+ * fetching external URLs. A PATCH of the font alone fetches nothing, so a URL that failed is not fetched again on
+ * every branding change.
+ */
 export function scheduleBrandingImages(
   ctx: ServiceContext,
   storefrontId: string,
-  branding: Record<string, unknown> | null | undefined,
+  sent: Record<string, unknown> | null | undefined,
 ): void {
-  if (!branding || !BRANDING_IMAGES.some((field) => referenceOf(branding[field]) !== null)) return;
-  ctx.afterCommit(() => processBrandingImages(getDb(), storefrontId));
+  const fields = BRANDING_IMAGES.filter((field) => referenceOf(sent?.[field]) !== null);
+  if (fields.length === 0) return;
+  ctx.afterCommit(() => processBrandingImages(getDb(), storefrontId, fetchImageGuarded, { fields }));
 }
 
 /**

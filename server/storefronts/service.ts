@@ -134,7 +134,7 @@ export async function createStorefront(
         })
         .returning();
       if (!row) throw new Error("storefront insert returned no row");
-      scheduleBrandingImages(ctx, row.id, row.branding as Record<string, unknown> | null);
+      scheduleBrandingImages(ctx, row.id, input.branding);
       const created =
         input.products && input.products.length > 0
           ? await insertProductsWithinLimit(ctx, db, {
@@ -320,7 +320,7 @@ export async function updateStorefront(
   const [row] = rows;
   if (row) {
     storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
-    if (patch.branding) scheduleBrandingImages(ctx, row.id, row.branding as Record<string, unknown> | null);
+    scheduleBrandingImages(ctx, row.id, patch.branding);
     return toStorefrontDto(row);
   }
 
