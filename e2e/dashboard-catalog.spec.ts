@@ -269,8 +269,8 @@ test.describe("products", () => {
     await page.goto(`/dashboard/storefronts/${m.storefrontId}/products/import`);
     const input = page.getByLabel("CSV or JSON file");
     await input.setInputFiles({ name: "ambiguo.csv", mimeType: "text/csv", buffer: Buffer.from(ambiguous) });
-    await expect(page.getByText("2 rows read from ambiguo.csv. 1 rows have mistakes")).toBeVisible();
-    await page.getByRole("button", { name: "Import 1 products" }).click();
+    await expect(page.getByText("2 rows read from ambiguo.csv. 1 row has mistakes")).toBeVisible();
+    await page.getByRole("button", { name: "Import 1 product" }).click();
     await expect(page.getByTestId("import-summary")).toHaveText("1 created, 0 rejected, 1 not sent.");
     const invalid = page.locator('[data-testid="import-row"][data-result="invalid"]');
     await expect(invalid.locator("td").first()).toHaveText("3");

@@ -217,7 +217,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
 
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).not.toContain("marea.bootstrap_user");
-      expect(tools).toHaveLength(16);
+      expect(tools).toHaveLength(17);
       const result = await client.callTool({ name: "marea.get_storefront", arguments: { storefrontId } });
       const rest = await fetch(`${base}/v1/storefronts/${storefrontId}`, {
         headers: { authorization: `Bearer ${merchant.userKey}` },
@@ -239,7 +239,7 @@ describe.runIf(inject("testDb") === "postgres")("MCP and OAuth against the produ
       const refreshed = new Client({ name: "e2e", version: "1" });
       await refreshed.connect(transport(provider));
       expect(provider.tokens()?.refresh_token).not.toBe(before?.refresh_token);
-      expect((await refreshed.listTools()).tools).toHaveLength(16);
+      expect((await refreshed.listTools()).tools).toHaveLength(17);
 
       // The old refresh token again once the reuse grace is over: reuse detected, the grant is revoked.
       await new Promise((resolve) => setTimeout(resolve, REFRESH_REUSE_GRACE_MS + 1000));

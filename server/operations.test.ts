@@ -20,7 +20,7 @@ import type { Actor, ServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
-import { createFile, getFile } from "@/server/files/service";
+import { createFile, getFile, importImage } from "@/server/files/service";
 import { API_ROUTES } from "@/server/http/routes";
 import {
   closeListenSession,
@@ -120,6 +120,7 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   triggerListenEvent: (ctx) => triggerListenEvent(ctx, ANY),
   createFile: (ctx) => createFile(ctx, ANY),
   getFile: (ctx) => getFile(ctx, ANY),
+  importImage: (ctx) => importImage(ctx, ANY),
   createOrder: (ctx) => createOrder(ctx, ANY),
   listOrders: (ctx) => listOrders(ctx, ANY),
   getOrder: (ctx) => getOrder(ctx, ANY),

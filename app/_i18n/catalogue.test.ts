@@ -4,6 +4,7 @@ import {
   interpolate,
   LANGUAGES,
   languageFromAcceptLanguage,
+  plural,
   resolveLanguage,
   translator,
 } from "./catalogue";
@@ -45,6 +46,41 @@ describe("the interface catalogue", () => {
     expect(translator("pt")("signin.retryIn", { minutes: 3 })).toBe("Tente de novo em cerca de 3 min.");
     expect(interpolate("Hello {name} and {other}", { name: "Ana" })).toBe("Hello Ana and {other}");
     expect(interpolate("{a}{a}", { a: 1 })).toBe("11");
+  });
+});
+
+describe("counted messages (Intl.PluralRules)", () => {
+  it("each `.one` form has its `.other`, and the other way round", () => {
+    const keys = Object.keys(en);
+    for (const key of keys.filter((k) => k.endsWith(".one")))
+      expect(keys, key).toContain(`${key.slice(0, -4)}.other`);
+    for (const key of keys.filter((k) => k.endsWith(".other")))
+      expect(keys, key).toContain(`${key.slice(0, -6)}.one`);
+  });
+
+  it("the import page says 1 row and 1 product, 2 rows and 2 products, in en, es and pt", () => {
+    const en = translator("en");
+    expect(plural(en, "en", "import.send", { count: 1 })).toBe("Import 1 product");
+    expect(plural(en, "en", "import.send", { count: 2 })).toBe("Import 2 products");
+    expect(plural(en, "en", "import.send", { count: 0 })).toBe("Import 0 products");
+    expect(plural(en, "en", "import.rowsRead", { count: 1, file: "a.csv" })).toBe("1 row read from a.csv.");
+    expect(plural(en, "en", "import.invalidRows", { count: 1 })).toBe(
+      "1 row has mistakes and will not be sent.",
+    );
+    const es = translator("es");
+    expect(plural(es, "es", "import.send", { count: 1 })).toBe("Importar 1 producto");
+    expect(plural(es, "es", "import.rowsRead", { count: 3, file: "a.csv" })).toBe(
+      "Se leyeron 3 filas de a.csv.",
+    );
+    expect(plural(es, "es", "import.invalidRows", { count: 1 })).toBe(
+      "1 fila tiene errores y no se enviará.",
+    );
+    // CLDR's `many` (a million) reads as the plural.
+    expect(plural(es, "es", "import.send", { count: 1_000_000 })).toBe("Importar 1000000 productos");
+    const pt = translator("pt");
+    expect(plural(pt, "pt", "import.send", { count: 1 })).toBe("Importar 1 produto");
+    expect(plural(pt, "pt", "import.send", { count: 2 })).toBe("Importar 2 produtos");
+    expect(plural(pt, "pt", "import.rowsRead", { count: 1, file: "a.csv" })).toBe("1 linha lida de a.csv.");
   });
 });
 

@@ -48,6 +48,37 @@ export function createTranslator(messages: Messages): Translate {
   return (key, ...vars) => interpolate(messages[key] ?? en[key], vars[0] as Record<string, string | number>);
 }
 
+/**
+ * Messages that depend on a count are written in two forms, `{key}.one` and `{key}.other` (the CLDR plural
+ * categories es, en and pt write); this is the base key of each such pair.
+ */
+export type PluralKey = {
+  [K in MessageKey]: K extends `${infer Base}.one`
+    ? `${Base}.other` extends MessageKey
+      ? Base
+      : never
+    : never;
+}[MessageKey];
+
+/**
+ * The form of `count` in `language`, by CLDR's rules (`Intl.PluralRules`): en and es `one` for 1, pt for 0 and 1
+ * (Brazilian usage); everything else, CLDR's `many` of es and pt millions included, is `other`.
+ */
+export function pluralForm(language: Language, count: number): "one" | "other" {
+  return new Intl.PluralRules(language).select(count) === "one" ? "one" : "other";
+}
+
+/** `t` for a counted message: the `.one` or `.other` form of `key` for `vars.count`, interpolated. */
+export function plural<B extends PluralKey>(
+  t: Translate,
+  language: Language,
+  key: B,
+  vars: Record<Placeholders<(typeof en)[`${B}.other` & MessageKey]>, string | number> & { count: number },
+): string {
+  const translate = t as (key: MessageKey, vars: Record<string, string | number>) => string;
+  return translate(`${key}.${pluralForm(language, vars.count)}` as MessageKey, vars);
+}
+
 export function translator(language: Language): Translate {
   return createTranslator(CATALOGUES[language]);
 }

@@ -1,8 +1,12 @@
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
-/** Files (docs/api.md, "Files"): uploading is a catalog write, reading one a catalog read. */
+/**
+ * Files (docs/api.md, "Files"): uploading is a catalog write, reading one a catalog read. `importImage` is the MCP
+ * tool `marea.import_image` (docs/mcp.md, "Tools"): an upload whose bytes are fetched from a URL.
+ */
 export const FILE_OPERATIONS = {
   createFile: { scopes: [SCOPES.catalogWrite], access: "write" },
   getFile: { scopes: [SCOPES.catalogRead], access: "read" },
+  importImage: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
 } as const satisfies Record<string, OperationDefinition>;

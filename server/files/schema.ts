@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpUrl } from "@/server/storefronts/fields";
 import { pathId } from "@/server/validation";
 import { IMAGE_TYPES } from "./image";
 
@@ -29,3 +30,12 @@ export const FileIdParams = z.strictObject({
 
 /** `{fileId}`: an own uploaded file, wherever the spec takes an image (docs/api.md, "Files"). */
 export const FILE_ID_PATTERN = /^fil_[0-9a-z]{26}$/;
+
+/** `marea.import_image` (docs/mcp.md, "Tools"): the image's address, fetched once under the SSRF guard. */
+export const ImportImageInput = z.strictObject({
+  url: httpUrl().meta({
+    description:
+      "An https URL of a JPEG, PNG, WebP, GIF or AVIF image (at most 10 MiB, 40 megapixels, 8000 px a side, 100 frames).",
+  }),
+});
+export type ImportImageInput = z.infer<typeof ImportImageInput>;

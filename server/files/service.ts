@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { authorize } from "@/server/accounts/authorize";
 import { upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
@@ -8,6 +8,7 @@ import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
+import { type FetchedImage, fetchImageOnce, ImageFetchError } from "./fetch";
 import { inspectImage, makeVariants, normalizeImage } from "./image";
 import { originalKey, variantKey } from "./keys";
 import { FILE_ID_PATTERN, type FileDto } from "./schema";
@@ -161,6 +162,65 @@ export async function createFile(
   return toFileDto(row);
 }
 
+/** The reason an image could not be fetched, in the caller's language. */
+function notFetched(url: string, error: ImageFetchError): AppError {
+  if (error.kind === "too_large")
+    return new AppError("payload_too_large", {
+      param: "url",
+      detail: {
+        en: "The image at url is larger than 10 MiB.",
+        es: "La imagen de url supera 10 MiB.",
+        pt: "A imagem de url é maior que 10 MiB.",
+      },
+    });
+  // The guard's refusal reads `invalid_webhook_url: The host … is not allowed.`: its sentence is the reason.
+  const reason = error.message.replace(/^[a-z_]+: /, "");
+  const why = error.kind === "blocked" ? reason : `${error.kind}: ${reason}`;
+  return new AppError("invalid_request", {
+    param: "url",
+    detail: {
+      en: `The image at ${url} could not be fetched (${why}).`,
+      es: `No se pudo descargar la imagen de ${url} (${why}).`,
+      pt: `Não foi possível baixar a imagem de ${url} (${why}).`,
+    },
+  });
+}
+
+/**
+ * `marea.import_image` (docs/mcp.md, "Tools"): the image at `url`, fetched ONCE under the same SSRF guard as a
+ * product's external `imageUrl` (docs/api.md, "Images"), then stored exactly as an upload is (POST /v1/files): the
+ * same refusals (type by content, 40 megapixels, 8000 px a side, 100 frames; over 10 MiB 413; the storage quota
+ * 402 with `upgrade`), metadata stripped, WebP variants after the answer. A refusal about the image names `url`.
+ */
+export async function importImage(ctx: ServiceContext, input: { url: string }): Promise<FileDto> {
+  const actor = authorize(ctx, "importImage");
+  let fetched: FetchedImage;
+  try {
+    fetched = await fetchImageOnce(input.url);
+  } catch (error) {
+    if (error instanceof ImageFetchError) throw notFetched(input.url, error);
+    throw error;
+  }
+  let row: FileRow;
+  try {
+    row = await storeImage(ctx.db, {
+      accountId: actor.accountId,
+      bytes: fetched.bytes,
+      // A remote server's Content-Type is not trusted: the bytes decide.
+      claimed: null,
+      sourceUrl: input.url,
+      now: ctx.now(),
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.options.param === "file")
+      throw new AppError(error.code, { ...error.options, param: "url" });
+    throw error;
+  }
+  const db = ctx.db;
+  ctx.afterCommit(() => ensureVariants(db, row.id));
+  return toFileDto(row);
+}
+
 /** GET /v1/files/{fileId}: a file of the caller's account; any other id is 404 `file_not_found`. */
 export async function getFile(ctx: ServiceContext, input: { fileId: string }): Promise<FileDto> {
   const actor = authorize(ctx, "getFile");
@@ -236,6 +296,20 @@ export async function storeFetchedImage(
   });
 }
 
+/**
+ * The file an account already fetched from this external URL (docs/api.md, "Images": fetched once), the newest
+ * first; null when there is none.
+ */
+export async function findFetchedFile(db: Db, accountId: string, sourceUrl: string): Promise<FileRow | null> {
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.accountId, accountId), eq(files.sourceUrl, sourceUrl)))
+    .orderBy(desc(files.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
 export async function findFile(db: Db, fileId: string): Promise<FileRow | null> {
   if (!FILE_ID_PATTERN.test(fileId)) return null;
   const [row] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
@@ -265,8 +339,8 @@ export async function readPublicFile(
 
 /**
  * The scheduled job `purge-files` (docs/operations.md, "Scheduled jobs"): marks when each file stopped being
- * referred to by a product (`imageUrl`, `thumbnailUrl`, its resized image) or a storefront's branding, and deletes
- * files unreferenced for 30 days, bytes first.
+ * referred to by a product (`imageUrl`, `thumbnailUrl`, its resized image) or a storefront's branding (`{fileId}`, or
+ * the external logo or background URL it was fetched from), and deletes files unreferenced for 30 days, bytes first.
  */
 export async function purgeUnreferencedFiles(db: Db, now: Date): Promise<{ deleted: number }> {
   const referenced = sql`(
@@ -274,6 +348,9 @@ export async function purgeUnreferencedFiles(db: Db, now: Date): Promise<{ delet
       or p.image_url like '%/files/' || ${files.id} || '%'
       or p.thumbnail_url like '%/files/' || ${files.id} || '%')
     or exists (select 1 from storefronts s where s.branding::text like '%' || ${files.id} || '%')
+    or (${files.sourceUrl} is not null and exists (select 1 from storefronts s
+      where s.account_id = ${files.accountId}
+        and (s.branding->>'logoUrl' = ${files.sourceUrl} or s.branding->>'backgroundUrl' = ${files.sourceUrl})))
   )`;
   await db
     .update(files)

@@ -52,6 +52,9 @@ function validArgs(name: string): Record<string, unknown> {
       return { endpointId: "mk_we_0000000000000000" };
     case "marea.bootstrap_user":
       return { email: "fuzz@example.com" };
+    case "marea.import_image":
+      // A private address: the SSRF guard refuses it before any connection, whatever is spliced into it.
+      return { url: "https://10.0.0.1/fuzz.jpg" };
     default:
       return {};
   }

@@ -99,10 +99,10 @@ describe.each(CLIENT_ERAS)("the official client, %s era", (era) => {
     it("a user key sees every tool but marea.bootstrap_user; a developer key sees it too", async () => {
       const names = (await userClient.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(TOOLS.map((t) => t.name).filter((name) => name !== "marea.bootstrap_user"));
-      expect(names).toHaveLength(16);
+      expect(names).toHaveLength(17);
       const developerNames = (await developerClient.listTools()).tools.map((t) => t.name);
       expect(developerNames).toContain("marea.bootstrap_user");
-      expect(developerNames).toHaveLength(17);
+      expect(developerNames).toHaveLength(18);
     });
 
     it("every tool has an object input schema, an output schema and truthful annotations", async () => {

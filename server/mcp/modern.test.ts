@@ -80,7 +80,7 @@ describe("MCP 2026-07-28 (stateless, no handshake)", () => {
 
   it("tools/list and tools/call work without initialize, with cache hints on lists", async () => {
     const list = await answer(modern("tools/list"));
-    expect(list.body?.result.tools).toHaveLength(16);
+    expect(list.body?.result.tools).toHaveLength(17);
     expect(list.body?.result).toMatchObject({ resultType: "complete", cacheScope: "private" });
     expect(list.body?.result.ttlMs).toBeGreaterThan(0);
     const got = await answer(

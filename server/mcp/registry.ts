@@ -3,6 +3,7 @@ import { isAvailableTo } from "@/server/accounts/authorize";
 import { accountTools } from "@/server/accounts/mcp";
 import type { Actor } from "@/server/context";
 import { eventTools } from "@/server/events/mcp";
+import { fileTools } from "@/server/files/mcp";
 import { orderTools } from "@/server/orders/mcp";
 import { productTools } from "@/server/products/mcp";
 import { storefrontTools } from "@/server/storefronts/mcp";
@@ -14,6 +15,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   ...accountTools.slice(0, 1),
   ...storefrontTools,
   ...productTools,
+  ...fileTools,
   ...orderTools,
   ...webhookTools,
   ...eventTools,

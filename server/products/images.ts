@@ -1,50 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
-import { IMAGE_LIMITS } from "@/server/files/image";
+import { fetchImageGuarded, type ImageFetcher } from "@/server/files/fetch";
 import { ensureVariants, fileIdOfUrl, findFile, storeFetchedImage, variantUrl } from "@/server/files/service";
 import { log } from "@/server/lib/log";
 import { notifyStorefrontChanged } from "@/server/storefronts/changes";
-import { safeFetch } from "@/server/webhooks/url-guard";
 import { products } from "./tables";
 
-/** How long one image may take to arrive whole (10 MiB on a slow link). */
-const IMAGE_FETCH_TIMEOUT_MS = 15_000;
-
-/** An image's bytes as a remote server sent them (their type is decided by their content, not this header). */
-export type FetchedImage = { bytes: Uint8Array; contentType: string | null };
-
-/** Fetches an image, or null when it cannot be had. One function, so the transport can change in one place. */
-export type ImageFetcher = (url: string) => Promise<FetchedImage | null>;
-
-/**
- * Fetches an image under the same SSRF guard as webhook deliveries (`safeFetch`: https only, every resolved
- * address public, the connection pinned to the checked address, no redirects; `UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS=1`
- * also admits http:// loopback for local development), at most 10 MiB of it. Anything refused, failing or bigger
- * is `null`, logged with why.
- */
-export async function fetchImageGuarded(
-  url: string,
-  options: { allowLocal?: boolean } = {},
-): Promise<FetchedImage | null> {
-  try {
-    const response = await safeFetch(url, {
-      method: "GET",
-      timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
-      maxBodyBytes: IMAGE_LIMITS.maxBytes + 1,
-      allowLocal: options.allowLocal,
-      headers: { accept: "image/*", "user-agent": "service-image-fetcher/1.0" },
-    });
-    if (response.status < 200 || response.status >= 300) throw new Error(`answered HTTP ${response.status}`);
-    if (response.bytes.byteLength > IMAGE_LIMITS.maxBytes) throw new Error("the image is larger than 10 MiB");
-    return { bytes: response.bytes, contentType: response.headers["content-type"] ?? null };
-  } catch (error) {
-    log("info", "product image not fetched", {
-      url,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return null;
-  }
-}
+export type { FetchedImage, ImageFetcher } from "@/server/files/fetch";
+export { fetchImageGuarded };
 
 export type ImageOutcome = "thumbnail" | "failed" | "skipped";
 

@@ -6,6 +6,7 @@ import type { Db } from "@/server/db/client";
 import { isTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { checkFileReferences } from "@/server/files/service";
+import { scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
 import { findLiveStorefront } from "./lookup";
@@ -158,6 +159,7 @@ export async function updateStorefront(
   const [row] = rows;
   if (row) {
     storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
+    scheduleBrandingImages(ctx, row.id, patch.branding);
     return toStorefrontDto(row);
   }
 

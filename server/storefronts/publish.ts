@@ -11,6 +11,7 @@ import { files } from "@/server/files/tables";
 import { toProductDto } from "@/server/products/dto";
 import type { ProductDto } from "@/server/products/schema";
 import { products } from "@/server/products/tables";
+import { type BrandingImages, brandingImagesOf } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { toStorefrontDto } from "./dto";
 import { findLiveStorefront, findPublishedStorefront, isPublishedStorefront } from "./lookup";
@@ -140,6 +141,8 @@ export type PublishedStorefront = {
   settings: PublicStorefrontSettings;
   /** The resized WebP variants of each product's image, by product id (docs/ui.md, "Public storefront"). */
   images: Record<string, ResponsiveImage>;
+  /** The resized WebP variants of the logo and the background (docs/api.md, "Branding images"). */
+  brandingImages: BrandingImages;
 };
 
 /**
@@ -162,6 +165,7 @@ export async function getPublishedStorefrontBySlug(
     storefront: toStorefrontDto(storefront),
     products: rows.map(toProductDto),
     images: await responsiveImagesOf(ctx.db, rows),
+    brandingImages: await brandingImagesOf(ctx.db, storefront),
     settings: {
       timeZone: timeZoneFor(storefront),
       paymentMethods: paymentMethodsFor(storefront.paymentMethods, storefront.language),

@@ -12,6 +12,7 @@ import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pa
 import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
+import { scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { toStorefrontDto } from "./dto";
 import { findLiveStorefront, findLiveStorefronts } from "./lookup";
@@ -121,6 +122,7 @@ export async function createStorefront(
         })
         .returning();
       if (!row) throw new Error("storefront insert returned no row");
+      scheduleBrandingImages(ctx, row.id, input.branding);
       const created =
         input.products && input.products.length > 0
           ? await insertProductsWithinLimit(ctx, db, {

@@ -62,7 +62,11 @@ export default async function StorefrontPage({ params }: Props) {
       >
         {t("common.skipToContent")}
       </a>
-      <StoreHeader storefront={storefront} timeZone={settings.timeZone} />
+      <StoreHeader
+        storefront={storefront}
+        timeZone={settings.timeZone}
+        brandingImages={published.brandingImages}
+      />
       {sections.length > 1 ? (
         <nav
           aria-label={t("storefront.categories")}

@@ -1,6 +1,7 @@
 import type { Language } from "@/app/_i18n/catalogue";
 import { translator } from "@/app/_i18n/catalogue";
 import { offeredFulfillments } from "@/server/orders/pricing";
+import type { BrandingImages } from "@/server/storefronts/branding-images";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { formatMoney } from "../_lib/format";
 import { OpenBadge } from "./open-badge";
@@ -28,20 +29,25 @@ function deliveryLabel(storefront: StorefrontDto, language: Language): string | 
 
 /**
  * The store's face: cover image, logo, name, biography, open state, the ways it serves (delivery with its
- * price, pickup, dine-in) and WhatsApp.
+ * price, pickup, dine-in) and WhatsApp. A logo or background that was resized (docs/api.md, "Branding images") is
+ * served as its WebP variants with `srcset`; otherwise its URL as it is.
  */
 export function StoreHeader({
   storefront,
   timeZone,
   headingLevel = 1,
+  brandingImages,
 }: {
   storefront: StorefrontDto;
   timeZone: string;
   headingLevel?: 1 | 2;
+  brandingImages?: BrandingImages;
 }) {
   const language = storefront.language as Language;
   const t = translator(language);
   const branding = storefront.branding;
+  const logo = branding?.logoUrl ? brandingImages?.logo : null;
+  const background = branding?.backgroundUrl ? brandingImages?.background : null;
   const offered = offeredFulfillments({
     delivery: storefront.delivery,
     pickup: storefront.pickup,
@@ -59,7 +65,16 @@ export function StoreHeader({
     <header className="bg-surface">
       {branding?.backgroundUrl ? (
         // biome-ignore lint/performance/noImgElement: the merchant's own image URL on any host; no optimizer in between.
-        <img src={branding.backgroundUrl} alt="" className="h-36 w-full object-cover sm:h-52" />
+        <img
+          src={background?.src ?? branding.backgroundUrl}
+          srcSet={background?.srcSet}
+          sizes={background ? "100vw" : undefined}
+          width={background?.width}
+          height={background?.height}
+          alt=""
+          fetchPriority="high"
+          className="h-36 w-full object-cover sm:h-52"
+        />
       ) : (
         <div
           aria-hidden="true"
@@ -70,7 +85,9 @@ export function StoreHeader({
         {branding?.logoUrl ? (
           // biome-ignore lint/performance/noImgElement: the merchant's own image URL on any host.
           <img
-            src={branding.logoUrl}
+            src={logo?.variants[0]?.url ?? branding.logoUrl}
+            srcSet={logo?.srcSet}
+            sizes={logo ? "80px" : undefined}
             alt=""
             width={80}
             height={80}

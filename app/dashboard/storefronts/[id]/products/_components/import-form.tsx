@@ -10,7 +10,7 @@ import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
 import { Notice } from "@/app/_components/ui/notice";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
-import type { Translate } from "@/app/_i18n/catalogue";
+import { plural, type Translate } from "@/app/_i18n/catalogue";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { ProductManifest } from "@/server/products/schema";
@@ -162,15 +162,15 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
       {file ? (
         <div className="space-y-3">
           <p className="text-sm text-fg" role="status">
-            {t("import.rowsRead", { count: file.rows.length, file: file.name })}
-            {invalid > 0 ? ` ${t("import.invalidRows", { count: invalid })}` : ""}
+            {plural(t, language, "import.rowsRead", { count: file.rows.length, file: file.name })}
+            {invalid > 0 ? ` ${plural(t, language, "import.invalidRows", { count: invalid })}` : ""}
           </p>
           <Button
             onClick={() => void send()}
             loading={batch.isPending}
             disabled={sendable === 0 || outcomes !== null}
           >
-            {t("import.send", { count: sendable })}
+            {plural(t, language, "import.send", { count: sendable })}
           </Button>
         </div>
       ) : null}

@@ -1,0 +1,206 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { and, eq } from "drizzle-orm";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServiceContext } from "@/server/context";
+import { dbReady } from "@/server/db/client";
+import { env } from "@/server/env";
+import { fetchImageGuarded } from "@/server/files/fetch";
+import { serveFile } from "@/server/files/http";
+import { purgeUnreferencedFiles } from "@/server/files/service";
+import { files } from "@/server/files/tables";
+import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
+import { call } from "@/server/testing/api";
+import { asAdapter, contextWith, serviceContextFor } from "@/server/testing/context";
+import { setTestEnv } from "@/server/webhooks/testing";
+import { brandingImagesOf, processBrandingImages, scheduleBrandingImages } from "./branding-images";
+import { getPublishedStorefrontBySlug, publishStorefront } from "./publish";
+import type { StorefrontDto } from "./schema";
+import { storefronts } from "./tables";
+import { createMerchant, createTestStorefront, type Merchant } from "./testing";
+
+// docs/api.md, "Branding images": logos and backgrounds given as external URLs are fetched once under the SSRF
+// guard and resized like product images. A real image server on loopback; the guard admits it only with the
+// local-development flag, set for this file so the after-commit job reaches it too.
+setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
+keepFilesInTemporaryFolder();
+
+let server: Server;
+let base: string;
+const hits: string[] = [];
+let merchant: Merchant;
+let logo: Buffer;
+let cover: Buffer;
+
+beforeAll(async () => {
+  logo = await makeJpeg(400, 400);
+  cover = await makeJpeg(2000, 800);
+  server = createServer((req, res) => {
+    hits.push(req.url ?? "");
+    if (req.url?.startsWith("/logo")) {
+      res.writeHead(200, { "content-type": "image/jpeg" });
+      res.end(logo);
+    } else if (req.url?.startsWith("/cover")) {
+      res.writeHead(200, { "content-type": "image/jpeg" });
+      res.end(cover);
+    } else if (req.url?.startsWith("/text")) {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end("<html>not an image</html>");
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  merchant = await createMerchant({ plan: "PRO", verified: true });
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const timesFetched = (path: string) => hits.filter((hit) => hit === path).length;
+
+async function fetchedFile(url: string) {
+  const db = await dbReady();
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.accountId, merchant.userId), eq(files.sourceUrl, url)));
+  return row ?? null;
+}
+
+/** Waits for the after-commit job: the file fetched from `url` has its variants. */
+async function variantsMadeFor(url: string) {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    const row = await fetchedFile(url);
+    if (row?.variants) return row;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no variants for ${url}`);
+}
+
+async function published(storefront: StorefrontDto) {
+  const ctx = await serviceContextFor(merchant.userKey);
+  const { slug } = await asAdapter(ctx, (c) => publishStorefront(c, { storefrontId: storefront.id }));
+  return getPublishedStorefrontBySlug(await contextWith(null), { slug: slug ?? "" });
+}
+
+describe("branding images given as external URLs", () => {
+  it("are fetched once under the guard, resized into WebP variants and served with srcset; the URLs stay as sent", async () => {
+    const logoUrl = `${base}/logo/tacos.jpg`;
+    const backgroundUrl = `${base}/cover/plaza.jpg`;
+    const storefront = await createTestStorefront(merchant.userKey, { branding: { logoUrl, backgroundUrl } });
+    // The after-commit job of the creation fetched both.
+    const logoFile = await variantsMadeFor(logoUrl);
+    const coverFile = await variantsMadeFor(backgroundUrl);
+    expect(logoFile.variants?.map((v) => v.width)).toEqual([160]);
+    expect(coverFile.variants?.map((v) => v.width)).toEqual([160, 480, 960, 1600]);
+    // Running the job again fetches nothing: the account already holds the files.
+    const db = await dbReady();
+    expect(await processBrandingImages(db, storefront.id)).toEqual({
+      logoUrl: "resized",
+      backgroundUrl: "resized",
+    });
+    expect(timesFetched("/logo/tacos.jpg")).toBe(1);
+    expect(timesFetched("/cover/plaza.jpg")).toBe(1);
+
+    const page = await published(storefront);
+    expect(page.storefront.branding).toMatchObject({ logoUrl, backgroundUrl });
+    const files = `${env().APP_URL}/files`;
+    expect(page.brandingImages.logo).toMatchObject({
+      srcSet: `${files}/${logoFile.id}/w160.webp 160w`,
+      width: 160,
+      height: 160,
+    });
+    expect(page.brandingImages.background?.srcSet).toBe(
+      [160, 480, 960, 1600].map((w) => `${files}/${coverFile.id}/w${w}.webp ${w}w`).join(", "),
+    );
+    expect(page.brandingImages.background).toMatchObject({ width: 1600, height: 640 });
+    const served = await serveFile(coverFile.id, "w480.webp");
+    expect(served.headers.get("content-type")).toBe("image/webp");
+    expect(await sharp(Buffer.from(await served.arrayBuffer())).metadata()).toMatchObject({
+      width: 480,
+      height: 192,
+    });
+
+    // The purge keeps a file a storefront's branding URL was fetched into.
+    await purgeUnreferencedFiles(db, new Date());
+    expect((await fetchedFile(logoUrl))?.unreferencedSince).toBeNull();
+  });
+
+  it("a URL that is not an image or does not answer: the job fails, the URL stays as it is and the page shows it", async () => {
+    const storefront = await createTestStorefront(merchant.userKey);
+    const logoUrl = `${base}/text/logo.png`;
+    const backgroundUrl = `${base}/missing/cover.jpg`;
+    const patched = await call<{ storefront: StorefrontDto }>("PATCH", `/v1/storefronts/${storefront.id}`, {
+      key: merchant.userKey,
+      body: { branding: { logoUrl, backgroundUrl } },
+    });
+    expect(patched.status).toBe(200);
+    const db = await dbReady();
+    expect(await processBrandingImages(db, storefront.id)).toEqual({
+      logoUrl: "failed",
+      backgroundUrl: "failed",
+    });
+    expect(await fetchedFile(logoUrl)).toBeNull();
+    expect(await fetchedFile(backgroundUrl)).toBeNull();
+    const page = await published(storefront);
+    expect(page.storefront.branding).toMatchObject({ logoUrl, backgroundUrl });
+    expect(page.brandingImages).toEqual({ logo: null, background: null });
+  });
+
+  it("a private address is never contacted without the local-development flag", async () => {
+    const storefront = await createTestStorefront(merchant.userKey);
+    const db = await dbReady();
+    await db
+      .update(storefronts)
+      .set({ branding: { logoUrl: "http://169.254.169.254/latest/meta-data" } })
+      .where(eq(storefronts.id, storefront.id));
+    const strict = (url: string) => fetchImageGuarded(url, { allowLocal: false });
+    expect(await processBrandingImages(db, storefront.id, strict)).toEqual({
+      logoUrl: "failed",
+      backgroundUrl: "none",
+    });
+    await db
+      .update(storefronts)
+      .set({ branding: { logoUrl: `${base}/logo/private.jpg` } })
+      .where(eq(storefronts.id, storefront.id));
+    expect((await processBrandingImages(db, storefront.id, strict)).logoUrl).toBe("failed");
+    expect(timesFetched("/logo/private.jpg")).toBe(0);
+  });
+
+  it("only a write that sends a logo or background schedules the job: a PATCH of the font alone fetches nothing", async () => {
+    const tasks: unknown[] = [];
+    const ctx = {
+      ...createServiceContext({ db: await dbReady() }),
+      afterCommit: (task: unknown) => tasks.push(task),
+    };
+    scheduleBrandingImages(ctx, "stf_x", { font: "Lora" });
+    scheduleBrandingImages(ctx, "stf_x", { logoUrl: null, backgroundUrl: "auto" });
+    scheduleBrandingImages(ctx, "stf_x", undefined);
+    expect(tasks).toHaveLength(0);
+    scheduleBrandingImages(ctx, "stf_x", { logoUrl: `${base}/logo/a.jpg` });
+    expect(tasks).toHaveLength(1);
+  });
+
+  it("an uploaded logo ({fileId}) is served as its variants, nothing fetched", async () => {
+    const uploaded = await upload(merchant.userKey, await makeJpeg(600, 300), "image/jpeg");
+    expect(uploaded.status).toBe(201);
+    const file = (uploaded.body as { file: { id: string; url: string } }).file;
+    const storefront = await createTestStorefront(merchant.userKey, {
+      branding: { logoUrl: { fileId: file.id } },
+    });
+    const db = await dbReady();
+    const outcome = await processBrandingImages(db, storefront.id, async () => {
+      throw new Error("nothing is fetched for an uploaded file");
+    });
+    expect(outcome).toEqual({ logoUrl: "resized", backgroundUrl: "none" });
+    const [row] = await db.select().from(storefronts).where(eq(storefronts.id, storefront.id));
+    const images = await brandingImagesOf(db, { accountId: merchant.userId, branding: row?.branding });
+    expect(images.logo?.srcSet).toBe(`${file.url}/w160.webp 160w, ${file.url}/w480.webp 480w`);
+    expect(images.background).toBeNull();
+  });
+});
