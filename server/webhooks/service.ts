@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, sql } from "drizzle-orm";
-import { authorize, authorizeActor } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
@@ -11,9 +10,9 @@ import { newId, newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import { countWebhookAction } from "@/server/limits/service";
-import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
 import { headersWithSignature, retrySchedule } from "./delivery";
 import { type DeliveryDtoRow, type EndpointRow, toDeliveryDto, toDeliveryEntry, toEndpointDto } from "./dto";
+import { authorizeEndpoints } from "./endpoint-scope";
 import { emitTestEvent, testEnvelope } from "./events";
 import {
   type CreateWebhookEndpointInput,
@@ -47,10 +46,9 @@ import { DELIVERY_CHANNEL, wakeDeliveries } from "./wake";
 /**
  * Webhook endpoints (docs/webhooks.md, "Endpoints").
  *
- * Every function takes the endpoint `scope` it acts on. The /v1 API acts on `developer` endpoints owned by
- * the developer key's account (the default); the dashboard also acts on `merchant` endpoints (order.* only) of
- * the signed-in account by passing `scope: "merchant"`. An endpoint of another account, or of the other
- * scope, is 404.
+ * Every function takes the endpoint `scope` it acts on, `developer` or `merchant` (order.* only); without one, the
+ * caller's default (`defaultEndpointScope` in server/webhooks/endpoint-scope.ts). An endpoint of another account,
+ * or of the other scope, is 404.
  */
 
 /** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Endpoints"). */
@@ -67,39 +65,7 @@ export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
   return scope === "merchant" ? ORDER_EVENT_TYPES : EVENT_TYPES;
 }
 
-/**
- * Developer endpoints are the webhook operations (a webhook scope); merchant endpoints need the account's
- * catalog scopes (server/webhooks/operations.ts).
- */
-function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: OperationName): Actor {
-  // Anything but an explicit `merchant` is the developer operations (the stricter of the two).
-  if (scope !== "merchant") return authorize(ctx, operation);
-  const access = OPERATION_ACCESS[operation];
-  const actor = authorize(
-    ctx,
-    access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints",
-  );
-  // An operation closed to some doors (Resend, Recover: the dashboard only) stays closed on merchant endpoints.
-  const doors: readonly string[] | undefined = (OPERATIONS[operation] as OperationDefinition).via;
-  if (doors && !doors.includes(actor.via.type)) authorizeActor(actor, operation);
-  return actor;
-}
-
-const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
-  listWebhookEndpoints: "read",
-  getWebhookEndpoint: "read",
-  listWebhookDeliveries: "read",
-};
-
-/**
- * The endpoints a caller manages when it does not say (docs/mcp.md, "Tools"): a developer key its developer
- * endpoints (as over /v1), anyone else the account's own merchant endpoints.
- */
-export function defaultEndpointScope(actor: Actor | null): EndpointScope {
-  return actor?.kind === "developer" ? "developer" : "merchant";
-}
-
-/** Which endpoints a call acts on: `developer` (the /v1 API, the default) or `merchant` (the dashboard). */
+/** Which endpoints a call acts on; absent: the caller's default (server/webhooks/endpoint-scope.ts). */
 type Scoped = { scope?: EndpointScope };
 type EndpointRef = Scoped & { endpointId: string };
 
@@ -145,8 +111,8 @@ export async function createEndpoint(
   ctx: ServiceContext,
   args: Scoped & { endpoint: CreateWebhookEndpointInput },
 ): Promise<WebhookEndpointWithSecretDto> {
-  const { scope = "developer", endpoint: input } = args;
-  const actor = ownerOf(ctx, scope, "createWebhookEndpoint");
+  const { scope: asked, endpoint: input } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "createWebhookEndpoint");
   // Stored exactly as sent (`url` answers what was registered); it is parsed again before each attempt.
   assertAllowedWebhookUrl(input.url);
   const url = input.url;
@@ -186,8 +152,8 @@ export async function listEndpoints(
   ctx: ServiceContext,
   args: Scoped & ListQuery,
 ): Promise<WebhookEndpointList> {
-  const { scope = "developer", ...query } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookEndpoints");
+  const { scope: asked, ...query } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "listWebhookEndpoints");
   const after = decodeCursor(query.cursor, ENDPOINT_ID_PATTERN);
   const rows = await ctx.db
     .select()
@@ -206,8 +172,8 @@ export async function listEndpoints(
 
 /** One endpoint, without its secret. GET /v1/webhook_endpoints/{id}. */
 export async function getEndpoint(ctx: ServiceContext, args: EndpointRef): Promise<WebhookEndpointDto> {
-  const { scope = "developer", endpointId } = args;
-  return toEndpointDto(await findOwned(ctx.db, ownerOf(ctx, scope, "getWebhookEndpoint"), scope, endpointId));
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "getWebhookEndpoint");
+  return toEndpointDto(await findOwned(ctx.db, actor, scope, args.endpointId));
 }
 
 /**
@@ -221,8 +187,8 @@ export async function updateEndpoint(
   ctx: ServiceContext,
   args: EndpointRef & { patch: UpdateWebhookEndpointInput },
 ): Promise<WebhookEndpointDto> {
-  const { scope = "developer", endpointId: id, patch: input } = args;
-  const actor = ownerOf(ctx, scope, "updateWebhookEndpoint");
+  const { scope: asked, endpointId: id, patch: input } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "updateWebhookEndpoint");
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.url !== undefined) {
     assertAllowedWebhookUrl(input.url);
@@ -274,8 +240,8 @@ export async function deleteEndpoint(
   ctx: ServiceContext,
   args: EndpointRef,
 ): Promise<{ id: string; deleted: true }> {
-  const { scope = "developer", endpointId: id } = args;
-  const actor = ownerOf(ctx, scope, "deleteWebhookEndpoint");
+  const { scope: asked, endpointId: id } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "deleteWebhookEndpoint");
   const current = await findOwned(ctx.db, actor, scope, id);
   await ctx.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
   return { id: current.id, deleted: true };
@@ -289,8 +255,8 @@ export async function rotateSigningSecret(
   ctx: ServiceContext,
   args: EndpointRef,
 ): Promise<WebhookEndpointWithSecretDto> {
-  const { scope = "developer", endpointId: id } = args;
-  const actor = ownerOf(ctx, scope, "rotateWebhookSigningSecret");
+  const { scope: asked, endpointId: id } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "rotateWebhookSigningSecret");
   const secret = newSigningSecret();
   const now = ctx.now();
   const current = await findOwned(ctx.db, actor, scope, id);
@@ -312,8 +278,8 @@ export async function listDeliveries(
   ctx: ServiceContext,
   args: EndpointRef & { limit?: number },
 ): Promise<WebhookDeliveryList> {
-  const { scope = "developer", endpointId: id } = args;
-  const endpoint = await findOwned(ctx.db, ownerOf(ctx, scope, "listWebhookDeliveries"), scope, id);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const endpoint = await findOwned(ctx.db, actor, scope, args.endpointId);
   const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows = await ctx.db
@@ -336,8 +302,8 @@ export async function sendTestEvent(
   ctx: ServiceContext,
   args: EndpointRef & TestFireInput,
 ): Promise<{ eventId: string }> {
-  const { scope = "developer", endpointId: id, ...input } = args;
-  const actor = ownerOf(ctx, scope, "sendTestWebhook");
+  const { scope: asked, endpointId: id, ...input } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, asked, "sendTestWebhook");
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
     throw new AppError("invalid_request", {
@@ -366,8 +332,7 @@ export async function loadEndpoints(
   ctx: ServiceContext,
   args: Scoped & { endpointIds: readonly string[] },
 ): Promise<Array<WebhookEndpointDto | AppError>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "getWebhookEndpoint");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "getWebhookEndpoint");
   const ids = args.endpointIds.filter((id) => ENDPOINT_ID_PATTERN.test(id));
   const rows =
     ids.length === 0
@@ -458,8 +423,7 @@ export async function loadDeliveriesByEndpoint(
   ctx: ServiceContext,
   args: Scoped & { endpointIds: readonly string[]; limit?: number },
 ): Promise<Array<Page<WebhookDeliveryDto>>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   if (args.endpointIds.length === 0) return [];
   const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
@@ -502,8 +466,7 @@ export async function loadDeliveries(
   ctx: ServiceContext,
   args: Scoped & { deliveryIds: readonly string[] },
 ): Promise<Array<WebhookDeliveryDto | AppError>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows =
     args.deliveryIds.length === 0
@@ -571,8 +534,8 @@ function deliveryLogQuery(db: Db, filters: { byStatus: boolean; byType: boolean 
  * its join; an empty answer checks it apart, so another account's endpoint is 404, not an empty log.
  */
 export async function listDeliveryLog(ctx: ServiceContext, args: DeliveryLogQuery): Promise<DeliveryLog> {
-  const { scope, endpointId } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { endpointId } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   if (!ENDPOINT_ID_PATTERN.test(endpointId))
     throw new AppError("webhook_endpoint_not_found", { param: "id" });
   const rows = await deliveryLogQuery(ctx.db, {
@@ -594,9 +557,10 @@ async function findOwnedDelivery(
   db: Db,
   ctx: ServiceContext,
   actor: Actor,
+  scope: EndpointScope,
   ref: DeliveryRef,
 ): Promise<DeliveryLogRow & { body: string }> {
-  const endpoint = await findOwned(db, actor, ref.scope, ref.endpointId);
+  const endpoint = await findOwned(db, actor, scope, ref.endpointId);
   if (!DELIVERY_ID_PATTERN.test(ref.deliveryId))
     throw new AppError("webhook_delivery_not_found", { param: "deliveryId" });
   const [row] = await db
@@ -621,8 +585,8 @@ async function findOwnedDelivery(
  * function the delivery uses; the signing secret is never read here.
  */
 export async function getDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DeliveryDetailDto> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
-  const row = await findOwnedDelivery(ctx.db, ctx, actor, args);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const row = await findOwnedDelivery(ctx.db, ctx, actor, scope, args);
   const { attempts: _attempts, ...entry } = toDashboardDelivery(row);
   const facts = { type: row.type as EventType, eventId: row.eventId, endpointId: row.endpointId };
   return {
@@ -691,11 +655,11 @@ function resendRow(
  * `webhook_delivery_in_progress`. Limited as test fires are (`sendTestEvent`).
  */
 export async function resendDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DashboardDeliveryDto> {
-  const actor = ownerOf(ctx, args.scope, "resendWebhookDelivery");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "resendWebhookDelivery");
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const created = await inTransaction(ctx.db, async (tx) => {
-    const original = await findOwnedDelivery(tx, ctx, actor, args);
+    const original = await findOwnedDelivery(tx, ctx, actor, scope, args);
     const [endpoint] = await tx
       .select({ enabled: webhookEndpoints.enabled })
       .from(webhookEndpoints)
@@ -724,13 +688,13 @@ export async function recoverDeliveries(
   ctx: ServiceContext,
   args: RecoverDeliveriesInput,
 ): Promise<{ recovered: number; since: string }> {
-  const actor = ownerOf(ctx, args.scope, "recoverWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "recoverWebhookDeliveries");
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const requested = new Date(args.since);
   const since = new Date(Math.max(requested.getTime(), retentionStart(ctx).getTime()));
   const recovered = await inTransaction(ctx.db, async (tx) => {
-    const endpoint = await findOwned(tx, actor, args.scope, args.endpointId);
+    const endpoint = await findOwned(tx, actor, scope, args.endpointId);
     if (!endpoint.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
     const failed = await queryRows<{ id: string; event_row_id: string }>(
       tx,
@@ -801,10 +765,10 @@ function healthStart(now: Date): Date {
 /** Endpoint health: attempts and successes per hour for the last 24 hours (oldest first) and their totals. */
 export async function getEndpointHealth(
   ctx: ServiceContext,
-  args: { scope: EndpointScope; endpointId: string },
+  args: { scope?: EndpointScope; endpointId: string },
 ): Promise<EndpointHealthDto> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
-  const endpoint = await findOwned(ctx.db, actor, args.scope, args.endpointId);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const endpoint = await findOwned(ctx.db, actor, scope, args.endpointId);
   const since = healthStart(ctx.now());
   const counted = await attemptsByHour(ctx, [endpoint.id], since);
   const firstHour = since.getTime() / HOUR_MS;
@@ -831,13 +795,13 @@ export async function getEndpointHealth(
  */
 export async function listEndpointOverview(
   ctx: ServiceContext,
-  args: { scope: EndpointScope },
+  args: { scope?: EndpointScope },
 ): Promise<{ data: EndpointOverviewDto[] }> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookEndpoints");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookEndpoints");
   const rows = await ctx.db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.accountId, actor.accountId), eq(webhookEndpoints.scope, args.scope)))
+    .where(and(eq(webhookEndpoints.accountId, actor.accountId), eq(webhookEndpoints.scope, scope)))
     .orderBy(asc(webhookEndpoints.id))
     .limit(MAX_ENDPOINTS_PER_ACCOUNT);
   const counted = await attemptsByHour(
@@ -865,10 +829,9 @@ export async function listEndpointOverview(
  */
 export async function previewTestEvent(
   ctx: ServiceContext,
-  args: { scope: EndpointScope; type: EventType },
+  args: { scope?: EndpointScope; type: EventType },
 ): Promise<{ envelope: string }> {
-  const actor = ownerOf(ctx, args.scope, "sendTestWebhook");
-  if (!eventTypesFor(args.scope).includes(args.type))
-    throw new AppError("invalid_request", { param: "type" });
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "sendTestWebhook");
+  if (!eventTypesFor(scope).includes(args.type)) throw new AppError("invalid_request", { param: "type" });
   return { envelope: JSON.stringify(testEnvelope(actor, args.type, ctx.now()), null, 2) };
 }

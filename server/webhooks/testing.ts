@@ -132,7 +132,9 @@ export async function createTestEndpoint(
   body: Record<string, unknown>,
 ): Promise<WebhookEndpointWithSecretDto> {
   const endpoint = CreateWebhookEndpointInput.parse(body);
-  return asAdapter(await serviceContextFor(developerKey), (ctx) => createEndpoint(ctx, { endpoint }));
+  return asAdapter(await serviceContextFor(developerKey), (ctx) =>
+    createEndpoint(ctx, { scope: "developer", endpoint }),
+  );
 }
 
 /** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */

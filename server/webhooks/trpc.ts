@@ -29,8 +29,8 @@ import {
   updateEndpoint,
 } from "./service";
 
-/** Merchant endpoints unless the dashboard asks for the developer ones (docs/webhooks.md, "Endpoints"). */
-const scope = EndpointScope.default("merchant");
+/** The dashboard names a scope or gets the session's, merchant (server/webhooks/endpoint-scope.ts). */
+const scope = EndpointScope.optional();
 const ScopeOnly = z.strictObject({ scope });
 
 /** The dashboard's webhook procedures (docs/ui.md, "tRPC"): one line each over server/webhooks/service.ts. */
