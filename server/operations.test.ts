@@ -55,18 +55,16 @@ import {
 } from "@/server/storefronts/service";
 import { call } from "@/server/testing/api";
 import { contextWith } from "@/server/testing/context";
+import { listDeliveries, recoverDeliveries, resendDelivery } from "@/server/webhooks/delivery-log";
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
   listEndpoints,
-  recoverDeliveries,
-  resendDelivery,
   rotateSigningSecret,
   sendTestEvent,
   updateEndpoint,
-} from "@/server/webhooks/service";
+} from "@/server/webhooks/endpoints";
 
 // docs/architecture.md, "Operations": every operation is authorized by the one table, whatever the door. For each
 // operation that needs a scope, a caller without it is refused with 403 insufficient_scope, requiredScopes

@@ -9,7 +9,7 @@ import { createOrder, updateOrderStatus } from "@/server/orders/service";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { sendTestEvent } from "@/server/webhooks/service";
+import { sendTestEvent } from "@/server/webhooks/endpoints";
 import { webhookDeliveries, webhookEndpoints } from "@/server/webhooks/tables";
 import { createTestEndpoint } from "@/server/webhooks/testing";
 import { getDeliveryOverview, getMerchantOverview } from "./service";

@@ -4,6 +4,16 @@ import type { GraphQLContext } from "@/server/graphql/context";
 import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { DeletedPayloadRef } from "@/server/graphql/payloads";
+import { loadDeliveries, loadDeliveriesByEndpoint } from "./delivery-log";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  loadEndpoints,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./endpoints";
 import {
   CreateWebhookEndpointInput,
   TestFireInput,
@@ -12,17 +22,6 @@ import {
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
 } from "./schema";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-  loadDeliveries,
-  loadDeliveriesByEndpoint,
-  loadEndpoints,
-  rotateSigningSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "./service";
 
 /**
  * Developer webhook endpoints over GraphQL (docs/graphql.md), as /v1's: the WebhookEndpoint type (never its

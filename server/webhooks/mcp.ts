@@ -2,8 +2,9 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
+import { listDeliveries } from "./delivery-log";
+import { listEndpoints } from "./endpoints";
 import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
-import { listDeliveries, listEndpoints } from "./service";
 
 /**
  * Webhook tools (docs/mcp.md, "Tools"): a developer key reads its developer endpoints (as over /v1); a user key or

@@ -6,22 +6,20 @@ import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { createMerchant } from "@/server/storefronts/testing";
 import { oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
+import { listDeliveries, loadDeliveries, loadDeliveriesByEndpoint } from "./delivery-log";
 import { defaultEndpointScope } from "./endpoint-scope";
-import { CreateWebhookEndpointInput } from "./schema";
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
   listEndpoints,
-  loadDeliveries,
-  loadDeliveriesByEndpoint,
   loadEndpoints,
   MAX_ENDPOINTS_PER_ACCOUNT,
   rotateSigningSecret,
   sendTestEvent,
   updateEndpoint,
-} from "./service";
+} from "./endpoints";
+import { CreateWebhookEndpointInput } from "./schema";
 import { webhookDeliveries } from "./tables";
 
 // Webhook endpoint services called directly (docs/webhooks.md, "Endpoints"): developer endpoints for holders

@@ -6,8 +6,8 @@ import addFormats from "ajv-formats";
 import { resetEnvForTests } from "@/server/env";
 import { call } from "@/server/testing/api";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { createEndpoint } from "./endpoints";
 import { CreateWebhookEndpointInput, type WebhookEndpointWithSecretDto } from "./schema";
-import { createEndpoint } from "./service";
 
 /** Test helpers: a real HTTP receiver, a real SMTP server, and endpoint factories through the services. */
 
