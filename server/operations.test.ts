@@ -29,7 +29,8 @@ import {
   openListenStream,
   triggerListenEvent,
 } from "@/server/listen/service";
-import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
+import { decideConsent, getConsentRequest } from "@/server/oauth/authorization";
+import { disconnectApp, listConnectedApps } from "@/server/oauth/grants";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
 import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
