@@ -142,7 +142,7 @@ describe("webhook endpoint services", () => {
 });
 
 describe('the endpoints a call acts on when it names no scope (docs/webhooks.md, "Endpoints")', () => {
-  it("a developer key: its developer endpoints; a session, a user key, an OAuth app: the merchant endpoints", async () => {
+  it("a developer key: its developer endpoints; a session, a user key, an OAuth app: merchant ones", async () => {
     const developer = await createDeveloper();
     const key = await serviceContextFor(developer.key);
     const session = await developerSession(developer.accountId);

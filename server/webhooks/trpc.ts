@@ -35,7 +35,7 @@ import {
 const scope = EndpointScope.optional();
 const ScopeOnly = z.strictObject({ scope });
 
-/** The dashboard's webhook procedures (docs/ui.md, "tRPC"): one line each over the services (endpoints.ts, delivery-log.ts). */
+/** The dashboard's webhook procedures (docs/ui.md, "tRPC"): one line each over endpoints.ts and delivery-log.ts. */
 export const webhooksRouter = router({
   listEndpoints: sessionProcedure
     .input(input(ListQuery.extend({ scope })))
