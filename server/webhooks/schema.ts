@@ -182,7 +182,7 @@ export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{26}$/;
 const EndpointIdInput = id();
 const DeliveryIdInput = id();
 
-/** One endpoint of the dashboard; without `scope`, a session's default: merchant (server/webhooks/endpoint-scope.ts). */
+/** One endpoint of the dashboard; no `scope`: a session's default, merchant (server/webhooks/endpoint-scope.ts). */
 export const DashboardEndpointRef = z.strictObject({
   scope: EndpointScope.optional(),
   endpointId: EndpointIdInput,
