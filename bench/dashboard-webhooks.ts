@@ -43,7 +43,8 @@ export async function runDashboardWebhooksBench(env: BenchEnv): Promise<BenchRow
   const { signedInSession } = await import("@/server/sessions/testing");
   const { sessionContextFor } = await import("@/server/testing/context");
   const { CreateWebhookEndpointInput } = await import("@/server/webhooks/schema");
-  const { createEndpoint, listDeliveryLog, sendTestEvent } = await import("@/server/webhooks/service");
+  const { createEndpoint, sendTestEvent } = await import("@/server/webhooks/endpoints");
+  const { listDeliveryLog } = await import("@/server/webhooks/delivery-log");
   const receiver = await startReceiver();
   try {
     const signedIn = await signedInSession(`bench-dashboard-${Date.now()}@example.com`);
@@ -65,7 +66,8 @@ export async function runDashboardWebhooksBench(env: BenchEnv): Promise<BenchRow
     }
     // Delivered from here with the engine's own functions (the server's worker may take some too), so the set-up
     // does not wait on a poll.
-    const { claimDueDeliveries, performAttempt, recordResults } = await import("@/server/webhooks/delivery");
+    const { claimDueDeliveries, performAttempt } = await import("@/server/webhooks/delivery");
+    const { recordResults } = await import("@/server/webhooks/delivery-record");
     const { dbReady } = await import("@/server/db/client");
     const db = await dbReady();
     const deadline = Date.now() + 60_000;

@@ -13,7 +13,7 @@ import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { TestOAuthProvider } from "@/server/mcp/testing";
-import { REFRESH_REUSE_GRACE_MS } from "@/server/oauth/service";
+import { REFRESH_REUSE_GRACE_MS } from "@/server/oauth/tokens";
 import { createSession } from "@/server/sessions/service";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { type NextServer, startNextServer } from "./fixtures";

@@ -29,7 +29,8 @@ import {
   openListenStream,
   triggerListenEvent,
 } from "@/server/listen/service";
-import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
+import { decideConsent, getConsentRequest } from "@/server/oauth/authorization";
+import { disconnectApp, listConnectedApps } from "@/server/oauth/grants";
 import { OPERATIONS, type OperationName } from "@/server/operations";
 import { payOrder, updateOrderStatus } from "@/server/orders/lifecycle";
 import { createOrder } from "@/server/orders/place";
@@ -55,18 +56,16 @@ import {
 } from "@/server/storefronts/service";
 import { call } from "@/server/testing/api";
 import { contextWith } from "@/server/testing/context";
+import { listDeliveries, recoverDeliveries, resendDelivery } from "@/server/webhooks/delivery-log";
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
   listEndpoints,
-  recoverDeliveries,
-  resendDelivery,
   rotateSigningSecret,
   sendTestEvent,
   updateEndpoint,
-} from "@/server/webhooks/service";
+} from "@/server/webhooks/endpoints";
 
 // docs/architecture.md, "Operations": every operation is authorized by the one table, whatever the door. For each
 // operation that needs a scope, a caller without it is refused with 403 insufficient_scope, requiredScopes
@@ -74,6 +73,8 @@ import {
 
 /** Each operation's service function, called with an input that never gets read: authorization comes first. */
 const ANY = {} as never;
+/** The same for the developer-endpoint operations, naming their scope: a user key's default is merchant. */
+const DEVELOPER = { scope: "developer" } as never;
 const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unknown>> = {
   bootstrapUser: (ctx) => bootstrapUser(ctx, ANY),
   issueUserKey: (ctx) => issueUserKey(ctx, ANY),
@@ -99,16 +100,16 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   getProduct: (ctx) => getProduct(ctx, ANY),
   updateProduct: (ctx) => updateProduct(ctx, ANY),
   deleteProduct: (ctx) => deleteProduct(ctx, ANY),
-  createWebhookEndpoint: (ctx) => createEndpoint(ctx, ANY),
-  listWebhookEndpoints: (ctx) => listEndpoints(ctx, ANY),
-  getWebhookEndpoint: (ctx) => getEndpoint(ctx, ANY),
-  updateWebhookEndpoint: (ctx) => updateEndpoint(ctx, ANY),
-  deleteWebhookEndpoint: (ctx) => deleteEndpoint(ctx, ANY),
-  rotateWebhookSigningSecret: (ctx) => rotateSigningSecret(ctx, ANY),
-  listWebhookDeliveries: (ctx) => listDeliveries(ctx, ANY),
-  sendTestWebhook: (ctx) => sendTestEvent(ctx, ANY),
-  resendWebhookDelivery: (ctx) => resendDelivery(ctx, ANY),
-  recoverWebhookDeliveries: (ctx) => recoverDeliveries(ctx, ANY),
+  createWebhookEndpoint: (ctx) => createEndpoint(ctx, DEVELOPER),
+  listWebhookEndpoints: (ctx) => listEndpoints(ctx, DEVELOPER),
+  getWebhookEndpoint: (ctx) => getEndpoint(ctx, DEVELOPER),
+  updateWebhookEndpoint: (ctx) => updateEndpoint(ctx, DEVELOPER),
+  deleteWebhookEndpoint: (ctx) => deleteEndpoint(ctx, DEVELOPER),
+  rotateWebhookSigningSecret: (ctx) => rotateSigningSecret(ctx, DEVELOPER),
+  listWebhookDeliveries: (ctx) => listDeliveries(ctx, DEVELOPER),
+  sendTestWebhook: (ctx) => sendTestEvent(ctx, DEVELOPER),
+  resendWebhookDelivery: (ctx) => resendDelivery(ctx, DEVELOPER),
+  recoverWebhookDeliveries: (ctx) => recoverDeliveries(ctx, DEVELOPER),
   readMerchantWebhookEndpoints: (ctx) => listEndpoints(ctx, { scope: "merchant", limit: 20 }),
   writeMerchantWebhookEndpoints: (ctx) => createEndpoint(ctx, { scope: "merchant", endpoint: ANY }),
   listEvents: (ctx) => listEvents(ctx, ANY),

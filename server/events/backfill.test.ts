@@ -7,9 +7,9 @@ import { dbReady, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { newId } from "@/server/lib/ids";
 import { operatorContext, serviceContextFor } from "@/server/testing/context";
+import { sendTestEvent } from "@/server/webhooks/endpoints";
 import { emitEvent, sampleEventData } from "@/server/webhooks/events";
 import type { EventType } from "@/server/webhooks/schema";
-import { sendTestEvent } from "@/server/webhooks/service";
 import { createTestEndpoint, setTestEnv } from "@/server/webhooks/testing";
 
 // drizzle/0013_webhook_event_audience_backfill.sql gives the events recorded before the audience columns existed the

@@ -7,7 +7,12 @@ import { dbReady, queryRows } from "@/server/db/client";
 import { createStorefrontWithProduct, latestVerificationCode } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
-import { getDelivery, listDeliveryLog, recoverDeliveries, resendDelivery } from "@/server/webhooks/service";
+import {
+  getDelivery,
+  listDeliveryLog,
+  recoverDeliveries,
+  resendDelivery,
+} from "@/server/webhooks/delivery-log";
 import {
   createTestEndpoint,
   eventually,

@@ -5,6 +5,7 @@ import { queryRows } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/lib/pagination";
 import type { OperationName } from "@/server/operations";
+import { defaultEndpointScope } from "@/server/webhooks/endpoint-scope";
 import { ENDPOINT_ID_PATTERN, type EndpointScope } from "@/server/webhooks/schema";
 import { type EventRow, toEventDto } from "./dto";
 import {
@@ -31,7 +32,7 @@ export type Audience = { accountId: string; scope: EndpointScope };
 
 function audienceOf(ctx: ServiceContext, operation: OperationName): Audience {
   const actor: Actor = authorize(ctx, operation);
-  return { accountId: actor.accountId, scope: actor.kind === "developer" ? "developer" : "merchant" };
+  return { accountId: actor.accountId, scope: defaultEndpointScope(actor) };
 }
 
 // `envelope::text` is the stored text itself: the column is `json`, which keeps the bytes every attempt sends.

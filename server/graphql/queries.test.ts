@@ -4,7 +4,7 @@ import { latestVerificationCode } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
-import { sendTestEvent } from "@/server/webhooks/service";
+import { sendTestEvent } from "@/server/webhooks/endpoints";
 import { createTestEndpoint } from "@/server/webhooks/testing";
 import { asRestStorefront, gql, withFragments } from "./testing";
 

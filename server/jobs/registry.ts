@@ -11,7 +11,7 @@ import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import { purgeAccountRateLimits } from "@/server/limits/service";
 import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
-import { purgeExpiredOAuthData } from "@/server/oauth/service";
+import { purgeExpiredOAuthData } from "@/server/oauth/grants";
 import { observeJob } from "@/server/observability/metrics";
 import { cancelStalePublicOrders } from "@/server/orders/lifecycle";
 import { purgePublicOrderRateLimits } from "@/server/orders/public";

@@ -9,8 +9,9 @@ import { createMerchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
 import { handleTrpcRequest } from "@/server/trpc/http";
+import { recoverDeliveries, resendDelivery } from "@/server/webhooks/delivery-log";
+import { createEndpoint, sendTestEvent } from "@/server/webhooks/endpoints";
 import { CreateWebhookEndpointInput } from "@/server/webhooks/schema";
-import { createEndpoint, recoverDeliveries, resendDelivery, sendTestEvent } from "@/server/webhooks/service";
 import { setTestEnv } from "@/server/webhooks/testing";
 import { purgeAccountRateLimits, WEBHOOK_ACTION_LIMITS } from "./service";
 

@@ -11,6 +11,7 @@ import { newSigningSecret } from "@/server/lib/secrets";
 import { countWebhookAction } from "@/server/limits/service";
 import { parseInput } from "@/server/validation";
 import { headersWithSignature } from "@/server/webhooks/delivery";
+import { defaultEndpointScope } from "@/server/webhooks/endpoint-scope";
 import { EVENT_DATA_SCHEMAS, EVENT_ENVELOPE_SCHEMAS, type EventData } from "@/server/webhooks/event-schemas";
 import { emitListenTestEvent, sampleEventData } from "@/server/webhooks/events";
 import {
@@ -58,11 +59,6 @@ const TOUCH_EVERY_MS = 30_000;
 const PAGE_SIZE = 50;
 /** Closed sessions stay listed for a day (the dashboard shows what just ended). */
 const CLOSED_LISTED_MS = 24 * 60 * 60 * 1000;
-
-/** Whose events a caller streams: a developer key its developer endpoints', anyone else the merchant endpoints'. */
-function scopeOf(actor: Actor): EndpointScope {
-  return actor.kind === "developer" ? "developer" : "merchant";
-}
 
 function typesFor(scope: EndpointScope): readonly EventType[] {
   return scope === "merchant" ? ORDER_EVENT_TYPES : EVENT_TYPES;
@@ -120,7 +116,7 @@ export async function createListenSession(
   input: CreateListenSessionInput,
 ): Promise<ListenSessionWithSecretDto> {
   const actor = authorize(ctx, "createListenSession");
-  const scope = scopeOf(actor);
+  const scope = defaultEndpointScope(actor);
   const events = normalizeEvents(scope, input.events);
   const now = ctx.now();
   const row = await inTransaction(ctx.db, async (tx) => {
@@ -506,7 +502,7 @@ export async function triggerListenEvent(
   input: TriggerListenEventInput,
 ): Promise<TriggeredListenEvent> {
   const actor = authorize(ctx, "triggerListenEvent");
-  const scope = scopeOf(actor);
+  const scope = defaultEndpointScope(actor);
   const [type] = normalizeEventsForTrigger(scope, input.type);
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();

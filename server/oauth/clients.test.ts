@@ -7,6 +7,7 @@ import { resetEnvForTests } from "@/server/env";
 import { inProcessFetch } from "@/server/mcp/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
+import { getConsentRequest, startAuthorization } from "./authorization";
 import {
   cacheSeconds,
   DOCUMENT_FETCH_LIMITS,
@@ -15,8 +16,8 @@ import {
   resolveClient,
 } from "./clients";
 import { OAuthError } from "./errors";
-import { exchangeToken, getConsentRequest, revokeToken, startAuthorization } from "./service";
 import { authorizeParams, pkcePair, requestIdOf, TEST_REDIRECT_URI, uniqueClientIp } from "./testing";
+import { exchangeToken, revokeToken } from "./tokens";
 
 // docs/mcp.md, "Client ID metadata documents": fetched with the webhooks' SSRF-safe pinned fetch (public addresses
 // only; loopback here through the local-test switch), no redirects, 5 KB and 5 s at most, cached by Cache-Control.

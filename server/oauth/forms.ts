@@ -10,7 +10,8 @@ import { newId } from "@/server/lib/ids";
 import { actorFromSessionCookie } from "@/server/sessions/actor";
 import { sameSitePath } from "@/server/sessions/next-path";
 import { isSameOrigin } from "@/server/sessions/origin";
-import { decideConsent, disconnectApp } from "./service";
+import { decideConsent } from "./authorization";
+import { disconnectApp } from "./grants";
 
 /**
  * The dashboard's OAuth forms (docs/mcp.md, "Consent" and "Connected apps"): plain HTML form posts with the

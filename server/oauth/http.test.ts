@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch, TestOAuthProvider } from "@/server/mcp/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
-import { decideConsent } from "./service";
+import { decideConsent } from "./authorization";
 import { pkcePair, TEST_REDIRECT_URI, uniqueClientIp } from "./testing";
 import { mcpUrl } from "./urls";
 

@@ -7,18 +7,19 @@ import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { clientIp } from "@/server/sessions/client-ip";
 import { isCleanText, jsonValue } from "@/server/validation";
+import { startAuthorization } from "./authorization";
 import { registerClient } from "./clients";
 import { isOAuthError, OAuthError } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
-import { exchangeToken, revokeToken, startAuthorization } from "./service";
+import { exchangeToken, revokeToken } from "./tokens";
 import { authorizeErrorPageUrl, issuer, mcpUrl } from "./urls";
 
 /**
  * The HTTP side of the authorization server (docs/mcp.md, "Authorization server"): each handler reads the
- * request, calls one function of `service.ts` or `clients.ts`, and answers in the RFCs' shapes. The endpoints a
- * client calls from a browser (metadata, register, token, revoke) allow any origin: they use no cookie. Bodies
- * are read through the door kit's capped reader (64 KiB; docs/security.md, "Request bodies and door limits"), and
- * text the service could not store as sent (a NUL) is refused here, in the RFCs' shapes.
+ * request, calls one function of `authorization.ts`, `tokens.ts` or `clients.ts`, and answers in the RFCs' shapes.
+ * The endpoints a client calls from a browser (metadata, register, token, revoke) allow any origin: they use no
+ * cookie. Bodies are read through the door kit's capped reader (64 KiB; docs/security.md, "Request bodies and
+ * door limits"), and text the service could not store as sent (a NUL) is refused here, in the RFCs' shapes.
  */
 
 const CORS = {

@@ -12,24 +12,23 @@ import { UNKNOWN_CLIENT } from "@/server/sessions/client-ip";
 import { acceptTermsForAccount } from "@/server/sessions/service";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { REGISTRATION_LIMITS, redirectUriMatches, registerClient } from "./clients";
-import { OAuthError } from "./errors";
-import { networkOf } from "./limits";
 import {
   AUTHORIZATION_REQUEST_LIMITS,
   CODE_TTL_MS,
   decideConsent,
-  disconnectApp,
-  exchangeToken,
   getConsentRequest,
+  startAuthorization,
+} from "./authorization";
+import { REGISTRATION_LIMITS, redirectUriMatches, registerClient } from "./clients";
+import { OAuthError } from "./errors";
+import {
+  disconnectApp,
   listConnectedApps,
   purgeExpiredOAuthData,
-  REFRESH_REUSE_GRACE_MS,
   resolveAccessToken,
-  revokeToken,
-  startAuthorization,
   UNUSED_CLIENT_TTL_MS,
-} from "./service";
+} from "./grants";
+import { networkOf } from "./limits";
 import { oauthAuthorizationRequests, oauthClients, oauthGrants, oauthTokens } from "./tables";
 import {
   authorizeAndApprove,
@@ -42,6 +41,7 @@ import {
   tokenForm,
   uniqueClientIp,
 } from "./testing";
+import { exchangeToken, REFRESH_REUSE_GRACE_MS, revokeToken } from "./tokens";
 import { mcpUrl } from "./urls";
 
 // docs/mcp.md, "Authorization server": the OAuth 2.1 flows and every refusal, called as the routes call them.

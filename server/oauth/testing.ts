@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { dbReady } from "@/server/db/client";
 import { sessionContextFor } from "@/server/testing/context";
+import { decideConsent, startAuthorization } from "./authorization";
 import { type RegisteredClient, registerClient } from "./clients";
-import { decideConsent, exchangeToken, startAuthorization, type TokenResponse } from "./service";
+import { exchangeToken, type TokenResponse } from "./tokens";
 import { mcpUrl } from "./urls";
 
 /** A PKCE verifier and its S256 challenge. */

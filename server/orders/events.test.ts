@@ -236,7 +236,7 @@ describe("order events fire from real orders", () => {
     const user = await verifiedMerchant();
     const merchantReceiver = await startReceiver();
     try {
-      const { createEndpoint } = await import("@/server/webhooks/service");
+      const { createEndpoint } = await import("@/server/webhooks/endpoints");
       const { serviceContextFor } = await import("@/server/testing/context");
       await createEndpoint(await serviceContextFor(user.userKey), {
         scope: "merchant",

@@ -10,7 +10,7 @@ import { CreateOrderInput } from "@/server/orders/schema";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { sendTestEvent } from "@/server/webhooks/service";
+import { sendTestEvent } from "@/server/webhooks/endpoints";
 import { webhookDeliveries, webhookEndpoints } from "@/server/webhooks/tables";
 import { createTestEndpoint } from "@/server/webhooks/testing";
 import { getDeliveryOverview, getMerchantOverview } from "./service";

@@ -5,10 +5,8 @@ import type { ServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { createMerchant } from "@/server/storefronts/testing";
 import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { claimDueDeliveries, performAttempt, recordResults } from "./delivery";
-import { CreateWebhookEndpointInput, WebhookDeliveryDto } from "./schema";
+import { claimDueDeliveries, performAttempt } from "./delivery";
 import {
-  createEndpoint,
   getDelivery,
   getEndpointHealth,
   listDeliveries,
@@ -17,9 +15,10 @@ import {
   previewTestEvent,
   recoverDeliveries,
   resendDelivery,
-  sendTestEvent,
-  updateEndpoint,
-} from "./service";
+} from "./delivery-log";
+import { recordResults } from "./delivery-record";
+import { createEndpoint, sendTestEvent, updateEndpoint } from "./endpoints";
+import { CreateWebhookEndpointInput, WebhookDeliveryDto } from "./schema";
 import { webhookDeliveries } from "./tables";
 import { type Receiver, setTestEnv, startReceiver } from "./testing";
 import { verifyWebhookSignature } from "./verify";

@@ -10,10 +10,10 @@ import { newId } from "@/server/lib/ids";
 import { startSmtp } from "@/server/mail/testing";
 import { call } from "@/server/testing/api";
 import { operatorContext, serviceContextFor } from "@/server/testing/context";
+import { createEndpoint } from "./endpoints";
 import { OrderPaidData } from "./event-schemas";
 import { type EmitEventInput, emitEvent, sampleEventData } from "./events";
 import type { EventType, WebhookDeliveryDto, WebhookEndpointDto } from "./schema";
-import { createEndpoint } from "./service";
 import { webhookDeliveries } from "./tables";
 import {
   createTestEndpoint,

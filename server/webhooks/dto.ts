@@ -7,7 +7,7 @@ export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** The columns of a delivery that its DTO shows (a log selects only these: server/webhooks/service.ts). */
+/** The columns of a delivery that its DTO shows (a log selects only these: server/webhooks/delivery-log.ts). */
 export type DeliveryDtoRow = Pick<
   DeliveryRow,
   "id" | "endpointId" | "status" | "attempts" | "nextAttemptAt" | "createdAt" | "lastResponseBody"

@@ -5,13 +5,8 @@ import { JOB_NAMES } from "@/server/jobs/registry";
 import { runScheduledJob } from "@/server/jobs/scheduler";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail } from "@/server/mail/service";
-import {
-  attemptDelivery,
-  claimForEngine,
-  loadDeliveryJob,
-  releaseDeliveries,
-  retrySchedule,
-} from "./delivery";
+import { attemptDelivery, claimForEngine, loadDeliveryJob, releaseDeliveries } from "./delivery";
+import { retrySchedule } from "./schedule";
 import { onWakeDeliveries } from "./wake";
 
 /**

@@ -4,6 +4,16 @@ import type { GraphQLContext } from "@/server/graphql/context";
 import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
 import { DeletedPayloadRef } from "@/server/graphql/payloads";
+import { loadDeliveries, loadDeliveriesByEndpoint } from "./delivery-log";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  loadEndpoints,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./endpoints";
 import {
   CreateWebhookEndpointInput,
   TestFireInput,
@@ -12,22 +22,17 @@ import {
   type WebhookEndpointDto,
   type WebhookEndpointWithSecretDto,
 } from "./schema";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-  loadDeliveries,
-  loadDeliveriesByEndpoint,
-  loadEndpoints,
-  rotateSigningSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "./service";
 
 /**
  * Developer webhook endpoints over GraphQL (docs/graphql.md), as /v1's: the WebhookEndpoint type (never its
  * signing secret: only the create and rotate payloads carry it), its delivery log, queries and mutations.
  */
+
+/**
+ * Every webhook field acts on developer endpoints, whoever calls (docs/graphql.md): GraphQL also admits user keys
+ * and sessions, whose default is merchant (server/webhooks/endpoint-scope.ts), and they get 403 here as over /v1.
+ */
+const DEVELOPER = { scope: "developer" } as const;
 
 const DeliveryAttemptRef = builder
   .objectRef<WebhookDeliveryDto["attempts"][number]>("DeliveryAttempt")
@@ -88,7 +93,7 @@ export const WebhookEndpointRef = builder.objectRef<WebhookEndpointDto>("Webhook
         const { limit } = listQueryOf(args, ctx);
         const page = await ctx
           .loader(`deliveriesByEndpoint:${limit}`, (ids) =>
-            loadDeliveriesByEndpoint(ctx.service, { endpointIds: ids, limit }),
+            loadDeliveriesByEndpoint(ctx.service, { ...DEVELOPER, endpointIds: ids, limit }),
           )
           .load(endpoint.endpointId);
         return toConnection(page, (delivery) => delivery.id);
@@ -101,7 +106,7 @@ const WebhookEndpointConnectionRef = connectionType("WebhookEndpoint", WebhookEn
 
 function endpointLoader(ctx: GraphQLContext) {
   return ctx.loader<WebhookEndpointDto>("webhookEndpoints", (ids) =>
-    loadEndpoints(ctx.service, { endpointIds: ids }),
+    loadEndpoints(ctx.service, { ...DEVELOPER, endpointIds: ids }),
   );
 }
 registerNodeType({
@@ -114,7 +119,9 @@ registerNodeType({
   typeName: "Delivery",
   load: (ctx, id) =>
     ctx
-      .loader<WebhookDeliveryDto>("deliveries", (ids) => loadDeliveries(ctx.service, { deliveryIds: ids }))
+      .loader<WebhookDeliveryDto>("deliveries", (ids) =>
+        loadDeliveries(ctx.service, { ...DEVELOPER, deliveryIds: ids }),
+      )
       .load(id),
 });
 
@@ -136,7 +143,7 @@ builder.queryField("webhookEndpoints", (t) =>
     args: { first: t.arg.int(), after: t.arg.string() },
     resolve: async (_, args, ctx) =>
       toConnection(
-        await listEndpoints(ctx.service, listQueryOf(args, ctx)),
+        await listEndpoints(ctx.service, { ...DEVELOPER, ...listQueryOf(args, ctx) }),
         (endpoint) => endpoint.endpointId,
       ),
   }),
@@ -191,6 +198,7 @@ builder.mutationField("createWebhookEndpoint", (t) =>
     resolve: async (_, args, ctx) =>
       withSecret(
         await createEndpoint(ctx.service, {
+          ...DEVELOPER,
           endpoint: parseArg(CreateWebhookEndpointInput, args.input, ctx),
         }),
       ),
@@ -207,6 +215,7 @@ builder.mutationField("updateWebhookEndpoint", (t) =>
     },
     resolve: (_, args, ctx) =>
       updateEndpoint(ctx.service, {
+        ...DEVELOPER,
         endpointId: parseId(args.id, ctx),
         patch: parseArg(UpdateWebhookEndpointInput, args.input, ctx),
       }),
@@ -220,7 +229,7 @@ builder.mutationField("rotateWebhookSigningSecret", (t) =>
     description: "A new signing secret (version + 1); the old one stops at once.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_, args, ctx) =>
-      withSecret(await rotateSigningSecret(ctx.service, { endpointId: parseId(args.id, ctx) })),
+      withSecret(await rotateSigningSecret(ctx.service, { ...DEVELOPER, endpointId: parseId(args.id, ctx) })),
   }),
 );
 
@@ -229,7 +238,8 @@ builder.mutationField("deleteWebhookEndpoint", (t) =>
     type: DeletedPayloadRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_, args, ctx) => deleteEndpoint(ctx.service, { endpointId: parseId(args.id, ctx) }),
+    resolve: (_, args, ctx) =>
+      deleteEndpoint(ctx.service, { ...DEVELOPER, endpointId: parseId(args.id, ctx) }),
   }),
 );
 
@@ -241,6 +251,7 @@ builder.mutationField("sendTestEvent", (t) =>
     args: { endpointId: t.arg.id({ required: true }), type: t.arg.string({ required: true }) },
     resolve: (_, args, ctx) =>
       sendTestEvent(ctx.service, {
+        ...DEVELOPER,
         endpointId: parseId(args.endpointId, ctx, "endpointId"),
         ...parseArg(TestFireInput, { type: args.type }, ctx),
       }),

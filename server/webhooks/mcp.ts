@@ -2,12 +2,14 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { READ_ONLY, tool } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
+import { listDeliveries } from "./delivery-log";
+import { listEndpoints } from "./endpoints";
 import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
-import { defaultEndpointScope, listDeliveries, listEndpoints } from "./service";
 
 /**
  * Webhook tools (docs/mcp.md, "Tools"): a developer key reads its developer endpoints (as over /v1); a user key or
- * an OAuth app reads the account's merchant endpoints (order.* of its own storefronts).
+ * an OAuth app reads the account's merchant endpoints (order.* of its own storefronts): the service's default
+ * (server/webhooks/endpoint-scope.ts).
  */
 export const webhookTools = [
   tool(
@@ -21,7 +23,7 @@ export const webhookTools = [
       output: WebhookEndpointList,
       annotations: READ_ONLY,
     },
-    (ctx, input) => listEndpoints(ctx, { ...input, scope: defaultEndpointScope(ctx.actor) }),
+    (ctx, input) => listEndpoints(ctx, input),
   ),
   tool(
     "marea.list_deliveries",
@@ -37,6 +39,6 @@ export const webhookTools = [
       output: WebhookDeliveryList,
       annotations: READ_ONLY,
     },
-    (ctx, input) => listDeliveries(ctx, { ...input, scope: defaultEndpointScope(ctx.actor) }),
+    (ctx, input) => listDeliveries(ctx, input),
   ),
 ];

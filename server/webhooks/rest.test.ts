@@ -7,8 +7,8 @@ import { dbReady } from "@/server/db/client";
 import { decryptSecret } from "@/server/lib/secrets";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
+import { createEndpoint, listEndpoints } from "./endpoints";
 import { type WebhookEndpointDto, WebhookEndpointWithSecretDto } from "./schema";
-import { createEndpoint, listEndpoints } from "./service";
 import { webhookEndpoints } from "./tables";
 import { createTestEndpoint, setTestEnv } from "./testing";
 

@@ -1,5 +1,15 @@
 import { defineRoute } from "@/server/http/route";
 import { ListQuery } from "@/server/lib/pagination";
+import { listDeliveries } from "./delivery-log";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./endpoints";
 import { EventTypeList, listEventTypes } from "./event-schemas";
 import {
   CreateWebhookEndpointInput,
@@ -14,16 +24,6 @@ import {
   WebhookEndpointList,
   WebhookEndpointWithSecretDto,
 } from "./schema";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listDeliveries,
-  listEndpoints,
-  rotateSigningSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "./service";
 
 const tags = ["webhooks"];
 

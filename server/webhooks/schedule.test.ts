@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextState, parseRetrySchedule } from "./delivery";
+import { nextState, parseRetrySchedule } from "./schedule";
 
 // docs/webhooks.md, "Delivery" (the schedule) and "Configuration" (WEBHOOK_RETRY_SCHEDULE).
 describe("parseRetrySchedule", () => {

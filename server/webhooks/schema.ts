@@ -182,9 +182,9 @@ export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{26}$/;
 const EndpointIdInput = id();
 const DeliveryIdInput = id();
 
-/** One endpoint of the dashboard: merchant endpoints unless `scope` says developer. */
+/** One endpoint of the dashboard; no `scope`: a session's default, merchant (server/webhooks/endpoint-scope.ts). */
 export const DashboardEndpointRef = z.strictObject({
-  scope: EndpointScope.default("merchant"),
+  scope: EndpointScope.optional(),
   endpointId: EndpointIdInput,
 });
 

@@ -5,22 +5,21 @@ import { currentTerms } from "@/server/accounts/terms";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { createMerchant } from "@/server/storefronts/testing";
-import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { CreateWebhookEndpointInput } from "./schema";
+import { oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
+import { listDeliveries, loadDeliveries, loadDeliveriesByEndpoint } from "./delivery-log";
+import { defaultEndpointScope } from "./endpoint-scope";
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
   listEndpoints,
-  loadDeliveries,
-  loadDeliveriesByEndpoint,
   loadEndpoints,
   MAX_ENDPOINTS_PER_ACCOUNT,
   rotateSigningSecret,
   sendTestEvent,
   updateEndpoint,
-} from "./service";
+} from "./endpoints";
+import { CreateWebhookEndpointInput } from "./schema";
 import { webhookDeliveries } from "./tables";
 
 // Webhook endpoint services called directly (docs/webhooks.md, "Endpoints"): developer endpoints for holders
@@ -45,15 +44,19 @@ describe("webhook endpoint services", () => {
     const created = await createEndpoint(key, { endpoint: endpoint() });
     expect(created.signingSecret).toMatch(/^[0-9a-f]{64}$/);
     // The secret is shown once: reads never carry it.
-    const read = await getEndpoint(session, { endpointId: created.endpointId });
+    const read = await getEndpoint(session, { scope: "developer", endpointId: created.endpointId });
     expect(read).not.toHaveProperty("signingSecret");
     expect(read.endpointId).toBe(created.endpointId);
     const paused = await updateEndpoint(session, {
+      scope: "developer",
       endpointId: created.endpointId,
       patch: { enabled: false },
     });
     expect(paused.enabled).toBe(false);
-    const rotated = await rotateSigningSecret(session, { endpointId: created.endpointId });
+    const rotated = await rotateSigningSecret(session, {
+      scope: "developer",
+      endpointId: created.endpointId,
+    });
     expect(rotated.signingSecretVersion).toBe(2);
     expect(rotated.signingSecret).not.toBe(created.signingSecret);
     expect((await listEndpoints(key, { limit: 20 })).data.map((e) => e.endpointId)).toEqual([
@@ -64,7 +67,7 @@ describe("webhook endpoint services", () => {
   it("a merchant's session (no developer key) cannot touch developer endpoints but owns merchant ones", async () => {
     const merchant = await createMerchant({ verified: true });
     const ctx = await sessionContextFor(merchant.userId);
-    await expect(createEndpoint(ctx, { endpoint: endpoint() })).rejects.toMatchObject({
+    await expect(createEndpoint(ctx, { scope: "developer", endpoint: endpoint() })).rejects.toMatchObject({
       code: "insufficient_scope",
       options: { requiredScopes: ["developer:webhooks", "developer:bootstrap"] },
     });
@@ -138,6 +141,50 @@ describe("webhook endpoint services", () => {
   });
 });
 
+describe('the endpoints a call acts on when it names no scope (docs/webhooks.md, "Endpoints")', () => {
+  it("a developer key: its developer endpoints; a session, a user key, an OAuth app: merchant ones", async () => {
+    const developer = await createDeveloper();
+    const key = await serviceContextFor(developer.key);
+    const session = await developerSession(developer.accountId);
+    const merchant = await createMerchant({ verified: true });
+    const userKey = await serviceContextFor(merchant.userKey);
+    const app = await oauthContextFor(merchant.userKey);
+    expect([key, session, userKey, app].map((ctx) => defaultEndpointScope(ctx.actor))).toEqual([
+      "developer",
+      "merchant",
+      "merchant",
+      "merchant",
+    ]);
+
+    // The developer key and its account's session: the same account, each its own default.
+    const fromKey = await createEndpoint(key, { endpoint: endpoint() });
+    const fromSession = await createEndpoint(session, { endpoint: endpoint() });
+    expect([fromKey.scope, fromSession.scope]).toEqual(["developer", "merchant"]);
+    expect((await listEndpoints(key, { limit: 20 })).data.map((e) => e.endpointId)).toEqual([
+      fromKey.endpointId,
+    ]);
+    expect((await listEndpoints(session, { limit: 20 })).data.map((e) => e.endpointId)).toEqual([
+      fromSession.endpointId,
+    ]);
+    await expect(getEndpoint(session, { endpointId: fromKey.endpointId })).rejects.toMatchObject({
+      code: "webhook_endpoint_not_found",
+    });
+
+    // A user key and an OAuth app of a merchant read the merchant endpoints (catalog:read), as over MCP.
+    const own = await createEndpoint(await sessionContextFor(merchant.userId), { endpoint: endpoint() });
+    expect(own.scope).toBe("merchant");
+    for (const ctx of [userKey, app]) {
+      expect((await listEndpoints(ctx, { limit: 20 })).data.map((e) => e.endpointId)).toEqual([
+        own.endpointId,
+      ]);
+      expect(await listDeliveries(ctx, { endpointId: own.endpointId })).toEqual({
+        data: [],
+        nextCursor: null,
+      });
+    }
+  });
+});
+
 describe("webhook reads in batches (the GraphQL door)", () => {
   it("loadEndpoints answers many ids in order; another account's, a merchant one's and a malformed id are not found", async () => {
     const developer = await createDeveloper();
@@ -159,7 +206,9 @@ describe("webhook reads in batches (the GraphQL door)", () => {
     expect(loaded[2]).toMatchObject({ code: "webhook_endpoint_not_found" });
     expect(loaded[3]).toMatchObject({ code: "webhook_endpoint_not_found" });
     const userKey = await serviceContextFor(merchant.userKey);
-    await expect(loadEndpoints(userKey, { endpointIds: [mine.endpointId] })).rejects.toMatchObject({
+    await expect(
+      loadEndpoints(userKey, { scope: "developer", endpointIds: [mine.endpointId] }),
+    ).rejects.toMatchObject({
       code: "insufficient_scope",
     });
   });

@@ -6,8 +6,8 @@ import addFormats from "ajv-formats";
 import { resetEnvForTests } from "@/server/env";
 import { call } from "@/server/testing/api";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { createEndpoint } from "./endpoints";
 import { CreateWebhookEndpointInput, type WebhookEndpointWithSecretDto } from "./schema";
-import { createEndpoint } from "./service";
 
 /** Test helpers: a real HTTP receiver, a real SMTP server, and endpoint factories through the services. */
 
@@ -132,7 +132,9 @@ export async function createTestEndpoint(
   body: Record<string, unknown>,
 ): Promise<WebhookEndpointWithSecretDto> {
   const endpoint = CreateWebhookEndpointInput.parse(body);
-  return asAdapter(await serviceContextFor(developerKey), (ctx) => createEndpoint(ctx, { endpoint }));
+  return asAdapter(await serviceContextFor(developerKey), (ctx) =>
+    createEndpoint(ctx, { scope: "developer", endpoint }),
+  );
 }
 
 /** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */

@@ -2,6 +2,24 @@ import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { input, router, sessionProcedure } from "@/server/trpc/init";
 import {
+  getDelivery,
+  getEndpointHealth,
+  listDeliveryLog,
+  listEndpointOverview,
+  previewTestEvent,
+  recoverDeliveries,
+  resendDelivery,
+} from "./delivery-log";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from "./endpoints";
+import {
   CreateWebhookEndpointInput,
   DashboardEndpointRef,
   DeliveryLogQuery,
@@ -12,28 +30,12 @@ import {
   TestDashboardEndpointInput,
   UpdateDashboardEndpointInput,
 } from "./schema";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getDelivery,
-  getEndpoint,
-  getEndpointHealth,
-  listDeliveryLog,
-  listEndpointOverview,
-  listEndpoints,
-  previewTestEvent,
-  recoverDeliveries,
-  resendDelivery,
-  rotateSigningSecret,
-  sendTestEvent,
-  updateEndpoint,
-} from "./service";
 
-/** Merchant endpoints unless the dashboard asks for the developer ones (docs/webhooks.md, "Endpoints"). */
-const scope = EndpointScope.default("merchant");
+/** The dashboard names a scope or gets the session's, merchant (server/webhooks/endpoint-scope.ts). */
+const scope = EndpointScope.optional();
 const ScopeOnly = z.strictObject({ scope });
 
-/** The dashboard's webhook procedures (docs/ui.md, "tRPC"): one line each over server/webhooks/service.ts. */
+/** The dashboard's webhook procedures (docs/ui.md, "tRPC"): one line each over endpoints.ts and delivery-log.ts. */
 export const webhooksRouter = router({
   listEndpoints: sessionProcedure
     .input(input(ListQuery.extend({ scope })))

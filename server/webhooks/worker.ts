@@ -9,12 +9,12 @@ import {
   type AttemptResult,
   claimDueDeliveries,
   type DeliveryJob,
-  leaseMs,
   nextDueAt,
   performAttempt,
-  recordResults,
   releaseClaims,
 } from "./delivery";
+import { recordResults } from "./delivery-record";
+import { leaseMs } from "./schedule";
 import { DELIVERY_CHANNEL, onWakeDeliveries } from "./wake";
 
 /**

@@ -8,8 +8,8 @@ import { Table, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_componen
 import { getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
 import { docsHref } from "@/app/docs/_lib/links";
+import { eventTypesFor, MAX_ENDPOINTS_PER_ACCOUNT } from "@/server/webhooks/endpoints";
 import type { EndpointOverviewDto } from "@/server/webhooks/schema";
-import { eventTypesFor, MAX_ENDPOINTS_PER_ACCOUNT } from "@/server/webhooks/service";
 import { Shell } from "../_components/shell";
 import { requireSignedInAccount } from "../_lib/session";
 import { endpointHref, formatUtc, successRate } from "./_components/format";

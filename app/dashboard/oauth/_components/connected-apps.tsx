@@ -9,7 +9,7 @@ import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
-import { listConnectedApps } from "@/server/oauth/service";
+import { listConnectedApps } from "@/server/oauth/grants";
 import { mcpUrl } from "@/server/oauth/urls";
 import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { requireSignedInAccount } from "../../_lib/session";

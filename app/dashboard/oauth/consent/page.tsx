@@ -10,9 +10,10 @@ import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode, isAppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
+import { getConsentRequest } from "@/server/oauth/authorization";
+import type { ConsentRequestDto } from "@/server/oauth/dto";
 import { consentFormToken } from "@/server/oauth/forms";
 import type { McpScope } from "@/server/oauth/scopes";
-import { type ConsentRequestDto, getConsentRequest } from "@/server/oauth/service";
 import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { requireSignedInAccount } from "../../_lib/session";
 

@@ -1,22 +1,26 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, sql } from "drizzle-orm";
-import { authorize, authorizeActor } from "@/server/accounts/authorize";
-import { accounts } from "@/server/accounts/tables";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, sql } from "drizzle-orm";
 import type { Actor, ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { prepared } from "@/server/db/prepared";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { inRequestedOrder, toPages } from "@/server/lib/batch";
-import { newId, newWebhookEndpointId } from "@/server/lib/ids";
-import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
-import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
+import { newId } from "@/server/lib/ids";
+import type { Page } from "@/server/lib/pagination";
 import { countWebhookAction } from "@/server/limits/service";
-import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
-import { headersWithSignature, retrySchedule } from "./delivery";
-import { type DeliveryDtoRow, type EndpointRow, toDeliveryDto, toDeliveryEntry, toEndpointDto } from "./dto";
-import { emitTestEvent, testEnvelope } from "./events";
+import { headersWithSignature } from "./delivery";
+import { type DeliveryDtoRow, toDeliveryDto, toDeliveryEntry, toEndpointDto } from "./dto";
+import { authorizeEndpoints } from "./endpoint-scope";
 import {
-  type CreateWebhookEndpointInput,
+  type EndpointRef,
+  eventTypesFor,
+  findOwned,
+  MAX_ENDPOINTS_PER_ACCOUNT,
+  type Scoped,
+} from "./endpoints";
+import { testEnvelope } from "./events";
+import { retrySchedule } from "./schedule";
+import {
   type DashboardDeliveryDto,
   DELIVERY_ID_PATTERN,
   type DeliveryDetailDto,
@@ -27,34 +31,21 @@ import {
   type EndpointHealthDto,
   type EndpointOverviewDto,
   type EndpointScope,
-  EVENT_TYPES,
   type EventType,
-  isOrderEvent,
-  ORDER_EVENT_TYPES,
   type RecoverDeliveriesInput,
-  type TestFireInput,
-  type UpdateWebhookEndpointInput,
   type WebhookDeliveryDto,
   type WebhookDeliveryList,
-  type WebhookEndpointDto,
-  type WebhookEndpointList,
-  type WebhookEndpointWithSecretDto,
 } from "./schema";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "./tables";
-import { assertAllowedWebhookUrl } from "./url-guard";
 import { DELIVERY_CHANNEL, wakeDeliveries } from "./wake";
 
 /**
- * Webhook endpoints (docs/webhooks.md, "Endpoints").
- *
- * Every function takes the endpoint `scope` it acts on. The /v1 API acts on `developer` endpoints owned by
- * the developer key's account (the default); the dashboard also acts on `merchant` endpoints (order.* only) of
- * the signed-in account by passing `scope: "merchant"`. An endpoint of another account, or of the other
- * scope, is 404.
+ * The delivery log (docs/webhooks.md, "Delivery log and test fires"; docs/ui.md, "Webhooks"): /v1's log of an
+ * endpoint, the GraphQL loaders, the dashboard's log and delivery detail, Resend, Recover, endpoint health, the
+ * endpoint overview and the test-fire preview. Resend and Recover are dashboard-only operations: no /v1 route,
+ * GraphQL field or MCP tool calls them, and their operations admit only a dashboard session.
  */
 
-/** 16 webhook endpoints per account, both scopes together (docs/webhooks.md, "Endpoints"). */
-export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 /**
  * The delivery log shows the last 50 per endpoint, kept 30 days (docs/webhooks.md, "Delivery log and test
  * fires").
@@ -62,258 +53,13 @@ export const MAX_ENDPOINTS_PER_ACCOUNT = 16;
 export const DELIVERY_LOG_SIZE = 50;
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** The event types an endpoint of this scope can receive: merchant endpoints get order.* only. */
-export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
-  return scope === "merchant" ? ORDER_EVENT_TYPES : EVENT_TYPES;
-}
-
-/**
- * Developer endpoints are the webhook operations (a webhook scope); merchant endpoints need the account's
- * catalog scopes (server/webhooks/operations.ts).
- */
-function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: OperationName): Actor {
-  // Anything but an explicit `merchant` is the developer operations (the stricter of the two).
-  if (scope !== "merchant") return authorize(ctx, operation);
-  const access = OPERATION_ACCESS[operation];
-  const actor = authorize(
-    ctx,
-    access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints",
-  );
-  // An operation closed to some doors (Resend, Recover: the dashboard only) stays closed on merchant endpoints.
-  const doors: readonly string[] | undefined = (OPERATIONS[operation] as OperationDefinition).via;
-  if (doors && !doors.includes(actor.via.type)) authorizeActor(actor, operation);
-  return actor;
-}
-
-const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
-  listWebhookEndpoints: "read",
-  getWebhookEndpoint: "read",
-  listWebhookDeliveries: "read",
-};
-
-/**
- * The endpoints a caller manages when it does not say (docs/mcp.md, "Tools"): a developer key its developer
- * endpoints (as over /v1), anyone else the account's own merchant endpoints.
- */
-export function defaultEndpointScope(actor: Actor | null): EndpointScope {
-  return actor?.kind === "developer" ? "developer" : "merchant";
-}
-
-/** Which endpoints a call acts on: `developer` (the /v1 API, the default) or `merchant` (the dashboard). */
-type Scoped = { scope?: EndpointScope };
-type EndpointRef = Scoped & { endpointId: string };
-
-function normalizeEvents(scope: EndpointScope, events: EventType[] | undefined): EventType[] {
-  const allowed = eventTypesFor(scope);
-  if (events === undefined) return [...allowed];
-  const unique = EVENT_TYPES.filter((type) => events.includes(type));
-  const refused = unique.find((type) => !allowed.includes(type));
-  if (refused)
-    throw new AppError("invalid_request", {
-      param: "subscribedEvents",
-      detail: {
-        en: `A ${scope} endpoint cannot subscribe to ${refused}; allowed: ${allowed.join(", ")}.`,
-        es: `Un endpoint ${scope} no puede suscribirse a ${refused}; permitidos: ${allowed.join(", ")}.`,
-        pt: `Um endpoint ${scope} não pode assinar ${refused}; permitidos: ${allowed.join(", ")}.`,
-      },
-    });
-  return unique;
-}
-
-async function findOwned(db: Db, actor: Actor, scope: EndpointScope, id: string): Promise<EndpointRow> {
-  if (!ENDPOINT_ID_PATTERN.test(id)) throw new AppError("webhook_endpoint_not_found", { param: "id" });
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.id, id),
-        eq(webhookEndpoints.accountId, actor.accountId),
-        eq(webhookEndpoints.scope, scope),
-      ),
-    );
-  if (!row) throw new AppError("webhook_endpoint_not_found", { param: "id" });
-  return row;
-}
-
-/**
- * Creates an endpoint with a fresh 64-hex signing secret, returned this once only (stored encrypted). The URL
- * passes the registration checks (docs/webhooks.md, "URL rules"). 16 per account, counted under a lock on the
- * account row so concurrent creates cannot pass the limit. POST /v1/webhook_endpoints.
- */
-export async function createEndpoint(
-  ctx: ServiceContext,
-  args: Scoped & { endpoint: CreateWebhookEndpointInput },
-): Promise<WebhookEndpointWithSecretDto> {
-  const { scope = "developer", endpoint: input } = args;
-  const actor = ownerOf(ctx, scope, "createWebhookEndpoint");
-  // Stored exactly as sent (`url` answers what was registered); it is parsed again before each attempt.
-  assertAllowedWebhookUrl(input.url);
-  const url = input.url;
-  const subscribedEvents = normalizeEvents(scope, input.subscribedEvents);
-  const secret = newSigningSecret();
-  const now = ctx.now();
-  const row = await inTransaction(ctx.db, async (tx) => {
-    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
-    const [existing] = await tx
-      .select({ n: count() })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.accountId, actor.accountId));
-    if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_ACCOUNT) throw new AppError("webhook_endpoint_limit_reached");
-    const [inserted] = await tx
-      .insert(webhookEndpoints)
-      .values({
-        id: newWebhookEndpointId(),
-        accountId: actor.accountId,
-        scope,
-        url,
-        description: input.description ?? "",
-        enabled: input.enabled ?? true,
-        subscribedEvents,
-        secretCiphertext: encryptSecret(secret),
-        signingSecretVersion: 1,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return inserted as EndpointRow;
-  });
-  return { ...toEndpointDto(row), signingSecret: secret };
-}
-
-/** Lists the account's endpoints by id, `limit` per page, with `nextCursor` (docs/api.md, "Lists"). */
-export async function listEndpoints(
-  ctx: ServiceContext,
-  args: Scoped & ListQuery,
-): Promise<WebhookEndpointList> {
-  const { scope = "developer", ...query } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookEndpoints");
-  const after = decodeCursor(query.cursor, ENDPOINT_ID_PATTERN);
-  const rows = await ctx.db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.accountId, actor.accountId),
-        eq(webhookEndpoints.scope, scope),
-        after ? gt(webhookEndpoints.id, after) : undefined,
-      ),
-    )
-    .orderBy(asc(webhookEndpoints.id))
-    .limit(query.limit + 1);
-  return toPage(rows, query.limit, toEndpointDto);
-}
-
-/** One endpoint, without its secret. GET /v1/webhook_endpoints/{id}. */
-export async function getEndpoint(ctx: ServiceContext, args: EndpointRef): Promise<WebhookEndpointDto> {
-  const { scope = "developer", endpointId } = args;
-  return toEndpointDto(await findOwned(ctx.db, ownerOf(ctx, scope, "getWebhookEndpoint"), scope, endpointId));
-}
-
-/**
- * Partial update: only present fields change; the secret cannot be set or rotated here and is not returned.
- * A new URL passes the registration checks again. Pausing (`enabled: false`) stops the endpoint's pending work
- * in the same transaction: deliveries not attempted yet are removed and scheduled retries are cancelled
- * (docs/webhooks.md, "Endpoints": paused means no HTTP attempt, no retries, no delivery rows).
- * POST /v1/webhook_endpoints/{id}.
- */
-export async function updateEndpoint(
-  ctx: ServiceContext,
-  args: EndpointRef & { patch: UpdateWebhookEndpointInput },
-): Promise<WebhookEndpointDto> {
-  const { scope = "developer", endpointId: id, patch: input } = args;
-  const actor = ownerOf(ctx, scope, "updateWebhookEndpoint");
-  const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
-  if (input.url !== undefined) {
-    assertAllowedWebhookUrl(input.url);
-    changes.url = input.url;
-  }
-  if (input.description !== undefined) changes.description = input.description;
-  if (input.enabled !== undefined) changes.enabled = input.enabled;
-  if (input.subscribedEvents !== undefined)
-    changes.subscribedEvents = normalizeEvents(scope, input.subscribedEvents);
-  const now = ctx.now();
-  const row = await inTransaction(ctx.db, async (tx) => {
-    const current = await findOwned(tx, actor, scope, id);
-    if (Object.keys(changes).length === 0) return current;
-    const [updated] = await tx
-      .update(webhookEndpoints)
-      .set({ ...changes, updatedAt: now })
-      .where(eq(webhookEndpoints.id, current.id))
-      .returning();
-    if (input.enabled === false) await stopPendingDeliveries(tx, current.id, now);
-    return updated as EndpointRow;
-  });
-  return toEndpointDto(row);
-}
-
-/** A paused endpoint keeps no pending work: unattempted deliveries go, scheduled retries are cancelled. */
-async function stopPendingDeliveries(db: Db, endpointId: string, now: Date): Promise<void> {
-  await db
-    .delete(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        eq(webhookDeliveries.status, "pending"),
-        eq(webhookDeliveries.attemptCount, 0),
-      ),
-    );
-  await db
-    .update(webhookDeliveries)
-    .set({ status: "failed", nextAttemptAt: null, leaseUntil: null, leaseOwner: null, updatedAt: now })
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        inArray(webhookDeliveries.status, ["pending", "failed"]),
-      ),
-    );
-}
-
-/** Permanent deletion; its deliveries (and pending attempts) go with it. Answers `{id, deleted: true}`. */
-export async function deleteEndpoint(
-  ctx: ServiceContext,
-  args: EndpointRef,
-): Promise<{ id: string; deleted: true }> {
-  const { scope = "developer", endpointId: id } = args;
-  const actor = ownerOf(ctx, scope, "deleteWebhookEndpoint");
-  const current = await findOwned(ctx.db, actor, scope, id);
-  await ctx.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
-  return { id: current.id, deleted: true };
-}
-
-/**
- * A new signing secret, returned once; `signingSecretVersion` +1. Deliveries are signed at attempt time with
- * the current secret, so the old one stops at once, pending retries included (docs/webhooks.md, "Endpoints").
- */
-export async function rotateSigningSecret(
-  ctx: ServiceContext,
-  args: EndpointRef,
-): Promise<WebhookEndpointWithSecretDto> {
-  const { scope = "developer", endpointId: id } = args;
-  const actor = ownerOf(ctx, scope, "rotateWebhookSigningSecret");
-  const secret = newSigningSecret();
-  const now = ctx.now();
-  const current = await findOwned(ctx.db, actor, scope, id);
-  const [row] = await ctx.db
-    .update(webhookEndpoints)
-    .set({
-      secretCiphertext: encryptSecret(secret),
-      signingSecretVersion: sql`${webhookEndpoints.signingSecretVersion} + 1`,
-      updatedAt: now,
-    })
-    .where(eq(webhookEndpoints.id, current.id))
-    .returning();
-  if (!row) throw new AppError("webhook_endpoint_not_found", { param: "id" });
-  return { ...toEndpointDto(row), signingSecret: secret };
-}
-
 /** The delivery log: the newest deliveries of one endpoint (at most 50, last 30 days). */
 export async function listDeliveries(
   ctx: ServiceContext,
   args: EndpointRef & { limit?: number },
 ): Promise<WebhookDeliveryList> {
-  const { scope = "developer", endpointId: id } = args;
-  const endpoint = await findOwned(ctx.db, ownerOf(ctx, scope, "listWebhookDeliveries"), scope, id);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const endpoint = await findOwned(ctx.db, actor, scope, args.endpointId);
   const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows = await ctx.db
@@ -324,71 +70,6 @@ export async function listDeliveries(
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(limit);
   return { data: rows.map((row) => toDeliveryDto(row, row)), nextCursor: null };
-}
-
-/**
- * Sends a sample event of `type` with `__test: true` to this one endpoint, through the same outbox, worker
- * and signature as real events. A paused endpoint receives nothing: 409 `webhook_endpoint_paused`. Answers the
- * envelope's `eventId`. Limited per account with resends and recoveries (429 `webhook_action_rate_limited`;
- * docs/security.md, "Limits").
- */
-export async function sendTestEvent(
-  ctx: ServiceContext,
-  args: EndpointRef & TestFireInput,
-): Promise<{ eventId: string }> {
-  const { scope = "developer", endpointId: id, ...input } = args;
-  const actor = ownerOf(ctx, scope, "sendTestWebhook");
-  await countWebhookAction(ctx.db, actor.accountId, ctx.now());
-  if (!eventTypesFor(scope).includes(input.type) || (scope === "merchant" && !isOrderEvent(input.type)))
-    throw new AppError("invalid_request", {
-      param: "type",
-      detail: {
-        en: `A ${scope} endpoint receives ${eventTypesFor(scope).join(", ")} only.`,
-        es: `Un endpoint ${scope} solo recibe ${eventTypesFor(scope).join(", ")}.`,
-        pt: `Um endpoint ${scope} recebe apenas ${eventTypesFor(scope).join(", ")}.`,
-      },
-    });
-  const now = ctx.now();
-  const emitted = await inTransaction(ctx.db, async (tx) => {
-    const endpoint = await findOwned(tx, actor, scope, id);
-    if (!endpoint.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
-    return emitTestEvent(tx, { endpointId: endpoint.id, type: input.type, actor }, now);
-  });
-  ctx.afterCommit(wakeDeliveries);
-  return { eventId: emitted.eventId };
-}
-
-/**
- * `getEndpoint` for many ids in ONE statement (the GraphQL loaders): per id, in order, the endpoint (never its
- * secret) or 404 `webhook_endpoint_not_found` (unknown, malformed, another account's or the other scope's).
- */
-export async function loadEndpoints(
-  ctx: ServiceContext,
-  args: Scoped & { endpointIds: readonly string[] },
-): Promise<Array<WebhookEndpointDto | AppError>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "getWebhookEndpoint");
-  const ids = args.endpointIds.filter((id) => ENDPOINT_ID_PATTERN.test(id));
-  const rows =
-    ids.length === 0
-      ? []
-      : await ctx.db
-          .select()
-          .from(webhookEndpoints)
-          .where(
-            and(
-              inArray(webhookEndpoints.id, ids),
-              eq(webhookEndpoints.accountId, actor.accountId),
-              eq(webhookEndpoints.scope, scope),
-            ),
-          );
-  return inRequestedOrder(
-    args.endpointIds,
-    rows,
-    (row) => row.id,
-    toEndpointDto,
-    () => new AppError("webhook_endpoint_not_found", { param: "id" }),
-  );
 }
 
 /** A delivery row with the fields of its event that the delivery log shows. */
@@ -458,8 +139,7 @@ export async function loadDeliveriesByEndpoint(
   ctx: ServiceContext,
   args: Scoped & { endpointIds: readonly string[]; limit?: number },
 ): Promise<Array<Page<WebhookDeliveryDto>>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   if (args.endpointIds.length === 0) return [];
   const limit = Math.min(Math.max(args.limit ?? DELIVERY_LOG_SIZE, 1), DELIVERY_LOG_SIZE);
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
@@ -502,8 +182,7 @@ export async function loadDeliveries(
   ctx: ServiceContext,
   args: Scoped & { deliveryIds: readonly string[] },
 ): Promise<Array<WebhookDeliveryDto | AppError>> {
-  const { scope = "developer" } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   const since = new Date(ctx.now().getTime() - DELIVERY_RETENTION_MS);
   const rows =
     args.deliveryIds.length === 0
@@ -524,11 +203,6 @@ export async function loadDeliveries(
     () => new AppError("webhook_endpoint_not_found", { param: "id" }),
   );
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// The dashboard's delivery log, Resend, Recover and endpoint health (docs/webhooks.md, "Delivery log and test
-// fires"; docs/ui.md, "Webhooks"). Resend and Recover are dashboard-only operations: no /v1 route, GraphQL
-// field or MCP tool calls them, and their operations admit only a dashboard session.
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How many hours the endpoint health covers (the current one included). */
@@ -571,8 +245,8 @@ function deliveryLogQuery(db: Db, filters: { byStatus: boolean; byType: boolean 
  * its join; an empty answer checks it apart, so another account's endpoint is 404, not an empty log.
  */
 export async function listDeliveryLog(ctx: ServiceContext, args: DeliveryLogQuery): Promise<DeliveryLog> {
-  const { scope, endpointId } = args;
-  const actor = ownerOf(ctx, scope, "listWebhookDeliveries");
+  const { endpointId } = args;
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
   if (!ENDPOINT_ID_PATTERN.test(endpointId))
     throw new AppError("webhook_endpoint_not_found", { param: "id" });
   const rows = await deliveryLogQuery(ctx.db, {
@@ -594,9 +268,10 @@ async function findOwnedDelivery(
   db: Db,
   ctx: ServiceContext,
   actor: Actor,
+  scope: EndpointScope,
   ref: DeliveryRef,
 ): Promise<DeliveryLogRow & { body: string }> {
-  const endpoint = await findOwned(db, actor, ref.scope, ref.endpointId);
+  const endpoint = await findOwned(db, actor, scope, ref.endpointId);
   if (!DELIVERY_ID_PATTERN.test(ref.deliveryId))
     throw new AppError("webhook_delivery_not_found", { param: "deliveryId" });
   const [row] = await db
@@ -621,8 +296,8 @@ async function findOwnedDelivery(
  * function the delivery uses; the signing secret is never read here.
  */
 export async function getDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DeliveryDetailDto> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
-  const row = await findOwnedDelivery(ctx.db, ctx, actor, args);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const row = await findOwnedDelivery(ctx.db, ctx, actor, scope, args);
   const { attempts: _attempts, ...entry } = toDashboardDelivery(row);
   const facts = { type: row.type as EventType, eventId: row.eventId, endpointId: row.endpointId };
   return {
@@ -691,11 +366,11 @@ function resendRow(
  * `webhook_delivery_in_progress`. Limited as test fires are (`sendTestEvent`).
  */
 export async function resendDelivery(ctx: ServiceContext, args: DeliveryRef): Promise<DashboardDeliveryDto> {
-  const actor = ownerOf(ctx, args.scope, "resendWebhookDelivery");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "resendWebhookDelivery");
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const created = await inTransaction(ctx.db, async (tx) => {
-    const original = await findOwnedDelivery(tx, ctx, actor, args);
+    const original = await findOwnedDelivery(tx, ctx, actor, scope, args);
     const [endpoint] = await tx
       .select({ enabled: webhookEndpoints.enabled })
       .from(webhookEndpoints)
@@ -724,13 +399,13 @@ export async function recoverDeliveries(
   ctx: ServiceContext,
   args: RecoverDeliveriesInput,
 ): Promise<{ recovered: number; since: string }> {
-  const actor = ownerOf(ctx, args.scope, "recoverWebhookDeliveries");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "recoverWebhookDeliveries");
   await countWebhookAction(ctx.db, actor.accountId, ctx.now());
   const now = ctx.now();
   const requested = new Date(args.since);
   const since = new Date(Math.max(requested.getTime(), retentionStart(ctx).getTime()));
   const recovered = await inTransaction(ctx.db, async (tx) => {
-    const endpoint = await findOwned(tx, actor, args.scope, args.endpointId);
+    const endpoint = await findOwned(tx, actor, scope, args.endpointId);
     if (!endpoint.enabled) throw new AppError("webhook_endpoint_paused", { param: "id" });
     const failed = await queryRows<{ id: string; event_row_id: string }>(
       tx,
@@ -801,10 +476,10 @@ function healthStart(now: Date): Date {
 /** Endpoint health: attempts and successes per hour for the last 24 hours (oldest first) and their totals. */
 export async function getEndpointHealth(
   ctx: ServiceContext,
-  args: { scope: EndpointScope; endpointId: string },
+  args: { scope?: EndpointScope; endpointId: string },
 ): Promise<EndpointHealthDto> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookDeliveries");
-  const endpoint = await findOwned(ctx.db, actor, args.scope, args.endpointId);
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookDeliveries");
+  const endpoint = await findOwned(ctx.db, actor, scope, args.endpointId);
   const since = healthStart(ctx.now());
   const counted = await attemptsByHour(ctx, [endpoint.id], since);
   const firstHour = since.getTime() / HOUR_MS;
@@ -831,13 +506,13 @@ export async function getEndpointHealth(
  */
 export async function listEndpointOverview(
   ctx: ServiceContext,
-  args: { scope: EndpointScope },
+  args: { scope?: EndpointScope },
 ): Promise<{ data: EndpointOverviewDto[] }> {
-  const actor = ownerOf(ctx, args.scope, "listWebhookEndpoints");
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "listWebhookEndpoints");
   const rows = await ctx.db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.accountId, actor.accountId), eq(webhookEndpoints.scope, args.scope)))
+    .where(and(eq(webhookEndpoints.accountId, actor.accountId), eq(webhookEndpoints.scope, scope)))
     .orderBy(asc(webhookEndpoints.id))
     .limit(MAX_ENDPOINTS_PER_ACCOUNT);
   const counted = await attemptsByHour(
@@ -865,10 +540,9 @@ export async function listEndpointOverview(
  */
 export async function previewTestEvent(
   ctx: ServiceContext,
-  args: { scope: EndpointScope; type: EventType },
+  args: { scope?: EndpointScope; type: EventType },
 ): Promise<{ envelope: string }> {
-  const actor = ownerOf(ctx, args.scope, "sendTestWebhook");
-  if (!eventTypesFor(args.scope).includes(args.type))
-    throw new AppError("invalid_request", { param: "type" });
+  const { actor, scope } = authorizeEndpoints(ctx, args.scope, "sendTestWebhook");
+  if (!eventTypesFor(scope).includes(args.type)) throw new AppError("invalid_request", { param: "type" });
   return { envelope: JSON.stringify(testEnvelope(actor, args.type, ctx.now()), null, 2) };
 }
