@@ -23,11 +23,11 @@ export async function register(): Promise<void> {
     { handleTrpcRequest },
     { publishDirectHandlers },
   ] = await Promise.all([
-    import("@/server/http/router"),
+    import("@/server/wiring/rest"),
     import("@/server/health/http"),
-    import("@/server/graphql/yoga"),
-    import("@/server/mcp/http"),
-    import("@/server/trpc/http"),
+    import("@/server/wiring/graphql"),
+    import("@/server/wiring/mcp"),
+    import("@/server/wiring/trpc"),
     import("@/server/http/direct"),
   ]);
   publishDirectHandlers({

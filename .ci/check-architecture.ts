@@ -268,12 +268,19 @@ const allowed = new Set(ALLOWED_CYCLE_IMPORTS.map((a) => `${a.from} ${a.to}`));
 const kept = imports.filter((i) => !allowed.has(`${i.from} ${i.to}`));
 for (const component of components(units, unitGraph(kept)).filter((c) => c.length > 1)) {
   const inside = new Set(component);
-  problems.push(`cycle between ${component.join(", ")}; the imports that close it:`);
-  for (const i of kept) {
+  const within = kept.filter((i) => {
     const a = unitOf(i.from);
     const b = unitOf(i.to);
-    if (a !== b && inside.has(a) && inside.has(b)) problems.push(`  ${show(i)}`);
-  }
+    return a !== b && inside.has(a) && inside.has(b);
+  });
+  // A cycle needs at least one import that does not run down the layers: those are listed; the downward ones
+  // that close the loop are only counted.
+  const rank = (file: string) => RANK[layerOf.get(unitOf(file)) ?? "top"];
+  const against = within.filter((i) => rank(i.to) >= rank(i.from));
+  problems.push(
+    `cycle between ${component.join(", ")}: ${against.length} import(s) upward or within a layer (listed), ${within.length - against.length} downward`,
+  );
+  for (const i of against) problems.push(`  ${show(i)}`);
 }
 
 const present = new Set(imports.map((i) => `${i.from} ${i.to}`));

@@ -51,7 +51,7 @@ async function main(): Promise<number> {
     const { createHostileRun, inconsistencies, sendAndCheck, victimState } = await import(
       "@/server/testing/hostile-run"
     );
-    const { API_ROUTES } = await import("@/server/http/routes");
+    const { API_ROUTES } = await import("@/server/wiring/rest");
     const { closeDb } = await import("@/server/db/client");
     type Send = import("@/server/testing/hostile-run").Send;
 

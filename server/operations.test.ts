@@ -21,7 +21,6 @@ import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
 import { createFile, getFile } from "@/server/files/service";
-import { API_ROUTES } from "@/server/http/routes";
 import {
   closeListenSession,
   createListenSession,
@@ -30,7 +29,6 @@ import {
   triggerListenEvent,
 } from "@/server/listen/service";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
-import { OPERATIONS, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
 import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
 import {
@@ -67,6 +65,8 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "@/server/webhooks/service";
+import { OPERATIONS, type OperationName } from "@/server/wiring/operations";
+import { API_ROUTES } from "@/server/wiring/rest";
 
 // docs/architecture.md, "Operations": every operation is authorized by the one table, whatever the door. For each
 // operation that needs a scope, a caller without it is refused with 403 insufficient_scope, requiredScopes

@@ -11,11 +11,11 @@ import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/lib
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
-import { authorize } from "./authorize";
 import { revokeDeveloperKeyAndCascade } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
 import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type {

@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -6,3 +7,6 @@ export const FILE_OPERATIONS = {
   createFile: { scopes: [SCOPES.catalogWrite], access: "write" },
   getFile: { scopes: [SCOPES.catalogRead], access: "read" },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(FILE_OPERATIONS);

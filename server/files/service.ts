@@ -1,5 +1,4 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
@@ -10,6 +9,7 @@ import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { inspectImage, makeVariants, normalizeImage } from "./image";
 import { originalKey, variantKey } from "./keys";
+import { authorize } from "./operations";
 import { FILE_ID_PATTERN, type FileDto } from "./schema";
 import { fileStore } from "./store";
 import { type FileVariant, files } from "./tables";

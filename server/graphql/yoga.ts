@@ -1,5 +1,5 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { type ExecutionArgs, type ExecutionResult, getOperationAST } from "graphql";
+import { type ExecutionArgs, type ExecutionResult, type GraphQLSchema, getOperationAST } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
@@ -22,7 +22,6 @@ import {
   idempotencyScopeOf,
 } from "./idempotency";
 import { fragmentsOf, GRAPHQL_LIMITS, operationCost, rootFieldCount } from "./limits";
-import { schema } from "./schema";
 import { actorFromSessionCookie, assertSessionMutationAllowed, type SessionResolver } from "./session";
 
 /**
@@ -68,7 +67,9 @@ export type GraphQLYogaOptions = {
   graphiql?: boolean;
 };
 
+/** The GraphQL door over a schema (server/wiring/graphql.ts gives the app's, gathered from every feature). */
 export function createGraphQLYoga(
+  schema: GraphQLSchema,
   options: GraphQLYogaOptions = {},
 ): YogaServerInstance<object, GraphQLContext> {
   const states = new WeakMap<Request, RequestState>();
@@ -321,6 +322,3 @@ function contentTypeFor(request: Request): string {
     ? "application/graphql-response+json; charset=utf-8"
     : "application/json; charset=utf-8";
 }
-
-/** The app's GraphQL door. */
-export const yoga = createGraphQLYoga();

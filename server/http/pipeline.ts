@@ -10,7 +10,7 @@ import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
-import { isOperationName } from "@/server/operations";
+import type { OperationDefinition } from "@/server/operations";
 import { parseInput, parsePathParams } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
@@ -67,6 +67,7 @@ export async function runPipeline(
   request: Request,
   pathParams: Record<string, string | undefined>,
   state: RequestState,
+  operation?: OperationDefinition,
 ): Promise<Response> {
   try {
     const db = await dbReady();
@@ -111,7 +112,7 @@ export async function runPipeline(
 
       // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
       // request stores nothing; the service checks it again, which costs nothing.
-      if (actor && isOperationName(route.operationId)) authorizeActor(actor, route.operationId);
+      if (actor && operation) authorizeActor(actor, route.operationId, operation);
     } catch (error) {
       // A refused request stores nothing, but a key already used with another request is a conflict whatever
       // this one carries (decisions.md, Idempotency): the stored fingerprint is compared before the refusal.

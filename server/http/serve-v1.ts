@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { dbReady } from "@/server/db/client";
+import { handleV1Request } from "@/server/wiring/rest";
 import { serveFetch } from "./node-server";
-import { handleV1Request } from "./router";
 
 // `tsx server/http/serve-v1.ts <port>`: the /v1 API alone on node:http (no Next), on DATABASE_URL. Prints
 // "ready <port>". The production start (server/http/main.ts) serves /v1 through the same bridge beside Next.

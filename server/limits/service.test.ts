@@ -8,10 +8,10 @@ import { createSession } from "@/server/sessions/service";
 import { createMerchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
-import { handleTrpcRequest } from "@/server/trpc/http";
 import { CreateWebhookEndpointInput } from "@/server/webhooks/schema";
 import { createEndpoint, recoverDeliveries, resendDelivery, sendTestEvent } from "@/server/webhooks/service";
 import { setTestEnv } from "@/server/webhooks/testing";
+import { handleTrpcRequest } from "@/server/wiring/trpc";
 import { purgeAccountRateLimits, WEBHOOK_ACTION_LIMITS } from "./service";
 
 // docs/security.md, "Limits": the per-account limits of what no API key is counted for (L4 of the security review:

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, ne, notExists, or, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { issueKey } from "@/server/accounts/keys";
 import { userScopesFor } from "@/server/accounts/scopes";
 import { accounts, apiKeys } from "@/server/accounts/tables";
@@ -15,6 +14,7 @@ import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
 import { clientHost, type OAuthClientRow, redirectUriMatches, resolveClient } from "./clients";
 import { type AuthorizePageReason, OAuthError } from "./errors";
 import { consumeLimit, type WindowedLimit } from "./limits";
+import { authorize } from "./operations";
 import { KEY_SCOPE_FOR, type McpScope, normalizeScopes, parseScopeParameter } from "./scopes";
 import {
   oauthAuthorizationRequests,

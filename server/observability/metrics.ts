@@ -175,7 +175,7 @@ export async function metricsText(): Promise<string> {
 
 export const METRICS_CONTENT_TYPE = client.register.contentType;
 
-/** Times `run`, counting it as a job run (server/jobs/registry.ts). */
+/** Times `run`, counting it as a job run (server/jobs/runner.ts). */
 export async function observeJob<T>(job: string, run: () => Promise<T>): Promise<T> {
   const m = metrics();
   if (!m) return run();

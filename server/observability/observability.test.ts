@@ -6,7 +6,6 @@ import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
-import { runJob } from "@/server/jobs/registry";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { freePort, type ProductionServer, startProductionServer } from "@/server/testing/production-server";
 import { testDatabaseKind } from "@/server/testing/setup-db";
@@ -18,6 +17,7 @@ import {
   setTestEnv,
   startReceiver,
 } from "@/server/webhooks/testing";
+import { runJob } from "@/server/wiring/jobs";
 import { doorOf, metricsAuthorized, nextRoutePatterns, pathnameOf, routeOf } from "./http";
 import { metrics, metricsText } from "./metrics";
 

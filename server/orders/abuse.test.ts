@@ -2,7 +2,6 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
 import type { AppError } from "@/server/errors";
-import { runJob } from "@/server/jobs/registry";
 import { sha256Hex } from "@/server/lib/crypto";
 import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
@@ -11,6 +10,7 @@ import { publishStorefront } from "@/server/storefronts/service";
 import { createMerchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { runJob } from "@/server/wiring/jobs";
 import { PUBLIC_ORDER_LIMITS } from "./limits";
 import { CreateOrderInput, PublicOrderInput, UpdateOrderInput } from "./schema";
 import {

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
@@ -24,6 +23,7 @@ import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { type OrderRow, toOrderDto, toStoredOrderItem } from "./dto";
 import { ORDER_LIMITS, PUBLIC_ORDER_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import {
   checkOptionChoices,
   describeOptionProblem,

@@ -1,6 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan, PlanLimits } from "@/server/accounts/schema";
 import { accounts, apiKeys } from "@/server/accounts/tables";
@@ -25,6 +24,7 @@ import {
   findPublishedStorefront,
   isPublishedStorefront,
 } from "./lookup";
+import { authorize } from "./operations";
 import {
   type CreateStorefrontInput,
   type StorefrontDto,

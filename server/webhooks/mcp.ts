@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
-import { READ_ONLY, tool } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
+import { WEBHOOK_OPERATIONS } from "./operations";
 import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
 import { defaultEndpointScope, listDeliveries, listEndpoints } from "./service";
+
+const tool = toolsFor(WEBHOOK_OPERATIONS);
 
 /**
  * Webhook tools (docs/mcp.md, "Tools"): a developer key reads its developer endpoints (as over /v1); a user key or

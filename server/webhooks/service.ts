@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, sql } from "drizzle-orm";
-import { authorize, authorizeActor } from "@/server/accounts/authorize";
+import { authorizeActor } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
@@ -11,10 +11,11 @@ import { newId, newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { encryptSecret, newSigningSecret } from "@/server/lib/secrets";
 import { countWebhookAction } from "@/server/limits/service";
-import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
+import type { OperationDefinition } from "@/server/operations";
 import { headersWithSignature, retrySchedule } from "./delivery";
 import { type DeliveryDtoRow, type EndpointRow, toDeliveryDto, toDeliveryEntry, toEndpointDto } from "./dto";
 import { emitTestEvent, testEnvelope } from "./events";
+import { authorize, WEBHOOK_OPERATIONS } from "./operations";
 import {
   type CreateWebhookEndpointInput,
   type DashboardDeliveryDto,
@@ -71,7 +72,7 @@ export function eventTypesFor(scope: EndpointScope): readonly EventType[] {
  * Developer endpoints are the webhook operations (a webhook scope); merchant endpoints need the account's
  * catalog scopes (server/webhooks/operations.ts).
  */
-function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: OperationName): Actor {
+function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: WebhookOperationName): Actor {
   // Anything but an explicit `merchant` is the developer operations (the stricter of the two).
   if (scope !== "merchant") return authorize(ctx, operation);
   const access = OPERATION_ACCESS[operation];
@@ -80,12 +81,15 @@ function ownerOf(ctx: ServiceContext, scope: EndpointScope, operation: Operation
     access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints",
   );
   // An operation closed to some doors (Resend, Recover: the dashboard only) stays closed on merchant endpoints.
-  const doors: readonly string[] | undefined = (OPERATIONS[operation] as OperationDefinition).via;
-  if (doors && !doors.includes(actor.via.type)) authorizeActor(actor, operation);
+  const doors: readonly string[] | undefined = (WEBHOOK_OPERATIONS[operation] as OperationDefinition).via;
+  if (doors && !doors.includes(actor.via.type))
+    authorizeActor(actor, operation, WEBHOOK_OPERATIONS[operation]);
   return actor;
 }
 
-const OPERATION_ACCESS: Partial<Record<OperationName, "read" | "write">> = {
+type WebhookOperationName = keyof typeof WEBHOOK_OPERATIONS;
+
+const OPERATION_ACCESS: Partial<Record<WebhookOperationName, "read" | "write">> = {
   listWebhookEndpoints: "read",
   getWebhookEndpoint: "read",
   listWebhookDeliveries: "read",

@@ -3,28 +3,27 @@ import {
   cancelStaleUnverifiedAccounts,
 } from "@/server/accounts/cancellation";
 import { purgeAccountLimitWindows } from "@/server/accounts/service";
-import type { Db } from "@/server/db/client";
-import { AppError } from "@/server/errors";
+import { type Db, dbReady } from "@/server/db/client";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import type { JobTable } from "@/server/jobs/runner";
+import { runJob as runJobOf } from "@/server/jobs/runner";
+import { runScheduledJob, startJobScheduler } from "@/server/jobs/scheduler";
 import { purgeAccountRateLimits } from "@/server/limits/service";
 import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/service";
-import { observeJob } from "@/server/observability/metrics";
 import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/orders/service";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
-
-type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<string, unknown>> };
-
+import { deliverWebhookFunction, dispatchSweepFunction, inngest } from "@/server/webhooks/functions";
 /**
  * Every scheduled job by name. `npm run cli -- jobs run <name>`, the in-process scheduler and the Inngest cron
  * functions all run these same functions; each takes the current time so tests need no waiting.
  */
-export const JOBS: Record<string, Job> = {
+export const JOBS: JobTable = {
   "purge-rate-limits": {
     description:
       "Drop rate-limit counter windows older than two days, and past public-order and account limit windows",
@@ -94,13 +93,41 @@ export const JOBS: Record<string, Job> = {
 
 export const JOB_NAMES = Object.keys(JOBS);
 
-export async function runJob(db: Db, name: string, now: Date): Promise<Record<string, unknown>> {
-  const job = JOBS[name];
-  if (!job)
-    throw new AppError("invalid_request", {
-      param: "job",
-      detail: `Unknown job "${name}". Jobs: ${JOB_NAMES.join(", ")}`,
-    });
-  // Counted and timed by job and outcome (docs/operations.md, "Observability").
-  return { job: name, ...(await observeJob(name, () => job.run(db, now))) };
+/** Runs one job by name now (`npm run cli -- jobs run <name>`, the tests). */
+export function runJob(db: Db, name: string, now: Date): Promise<Record<string, unknown>> {
+  return runJobOf(JOBS, db, name, now);
 }
+
+// The in-process scheduler (the default engine; docs/operations.md, "Scheduled jobs"): one per process, kept on
+// globalThis (Next.js may evaluate this module more than once). The server start starts it beside the webhook worker.
+const holder = globalThis as unknown as { __mareaJobScheduler?: () => void };
+
+/** Starts this process's share of the scheduled jobs once (server start-up). */
+export function ensureJobScheduler(): void {
+  holder.__mareaJobScheduler ??= startJobScheduler(JOBS);
+}
+
+export function stopJobScheduler(): void {
+  holder.__mareaJobScheduler?.();
+  holder.__mareaJobScheduler = undefined;
+}
+
+/** When each job runs under Inngest (UTC); jobs not listed run daily at 03:30. */
+const JOB_CRONS: Record<string, string> = {
+  "purge-deliveries": "15 3 * * *",
+  // Unaccepted public orders hold stock: cancel them within 10 minutes of their expiry (docs/api.md).
+  "expire-public-orders": "*/10 * * * *",
+  "purge-idempotency-keys": "0 * * * *",
+  "purge-rate-limits": "45 3 * * *",
+};
+
+/** Each job as an Inngest cron function (the Inngest engine; docs/webhooks.md, "Engines"). */
+export const jobFunctions = JOB_NAMES.map((name) =>
+  inngest.createFunction(
+    { id: `job-${name}`, name: `Job: ${name}`, triggers: [{ cron: JOB_CRONS[name] ?? "30 3 * * *" }] },
+    async ({ step }) => step.run(name, async () => runScheduledJob(JOBS, await dbReady(), name, new Date())),
+  ),
+);
+
+/** Every function app/api/inngest serves: the webhook deliveries, their sweep, every job. */
+export const inngestFunctions = [deliverWebhookFunction, dispatchSweepFunction, ...jobFunctions];
