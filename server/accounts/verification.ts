@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { countInFixedWindow } from "@/server/db/fixed-window";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
-import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import type { AccountRow } from "./dto";

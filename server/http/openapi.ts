@@ -3,7 +3,6 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import { ERROR_CATALOGUE, type ErrorCode, ErrorEnvelope } from "@/server/errors";
 import { isOperationIn, type OperationDefinition, type OperationTable } from "@/server/operations";
 import { notFoundCodeOf } from "@/server/validation";
-import { eventSchemaComponents, webhooksOpenApi } from "@/server/webhooks/event-schemas";
 import { type AnyRoute, isIdempotentRoute } from "./route";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -78,7 +77,17 @@ export function errorStatusesOf(route: AnyRoute, operations: OperationTable): Ma
  * The OpenAPI 3.1 document (version 1.0.0), generated from the same zod schemas that validate requests, so
  * the description can never drift from what the API accepts (docs/api.md, "Versioning").
  */
-export function buildOpenApiDocument(routes: readonly AnyRoute[], operations: OperationTable): unknown {
+/** What the document holds beside the routes: the events Marea POSTs to receivers, and their named schemas. */
+export type OpenApiWebhooks = {
+  webhooks: () => ZodOpenApiPathsObject;
+  schemas: () => Record<string, z.ZodType>;
+};
+
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  operations: OperationTable,
+  events: OpenApiWebhooks,
+): unknown {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const responses: ZodOpenApiOperationObject["responses"] = {};
@@ -154,10 +163,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], operations: Op
         bearerAuth: { type: "http", scheme: "bearer", description: "`mk_dev_*` or `mk_user_*` key" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       },
-      schemas: eventSchemaComponents(),
+      schemas: events.schemas(),
     },
     paths,
     // The events Marea POSTs to receivers (docs/webhooks.md, "Events"), after everything else in the document.
-    webhooks: webhooksOpenApi(),
+    webhooks: events.webhooks(),
   });
 }

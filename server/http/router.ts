@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { isOperationIn, type OperationDefinition, type OperationTable } from "@/server/operations";
 import { errorResponse, installRestActions } from "./envelope";
-import { buildOpenApiDocument } from "./openapi";
+import { buildOpenApiDocument, type OpenApiWebhooks } from "./openapi";
 import { newRequestState, renderFailure, runPipeline } from "./pipeline";
 import { type AnyRoute, defineRoute } from "./route";
 
@@ -24,18 +24,19 @@ export type V1Api = {
 };
 
 /**
- * Builds the /v1 API. Next actions in error bodies point at these routes (`restActionFor`, installed for the REST
+ * Builds the /v1 API; `events` are the webhooks its OpenAPI document describes. Next actions in error bodies point at these routes (`restActionFor`, installed for the REST
  * renderers of envelope.ts: one /v1 API per process).
  */
 export function createV1Api(
   routes: readonly AnyRoute[],
   operations: OperationTable,
   restActionFor: (operation: string) => { method: string; url: string } | null,
+  events: OpenApiWebhooks,
 ): V1Api {
   installRestActions(restActionFor);
   let openApiDocument: unknown;
   const getOpenApiDocument = (): unknown => {
-    openApiDocument ??= buildOpenApiDocument(allRoutes, operations);
+    openApiDocument ??= buildOpenApiDocument(allRoutes, operations, events);
     return openApiDocument;
   };
   const openApiRoute = defineRoute({

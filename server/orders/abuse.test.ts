@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
+import { windowStartOf } from "@/server/db/fixed-window";
 import type { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
-import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
 import { publishStorefront } from "@/server/storefronts/service";

@@ -11,7 +11,7 @@ export const TRPC_MAX_BATCH_SIZE = 10;
 /**
  * The dashboard's tRPC door over HTTP (docs/ui.md, "tRPC"): `/api/trpc/<procedure>`. The App Router route
  * (app/api/trpc/[trpc]/route.ts) serves it under `next dev`; the production start serves it directly
- * (server/http/direct.ts), each with the router server/wiring/trpc.ts gathers.
+ * (server/host/fast-doors.ts), each with the router server/wiring/trpc.ts gathers.
  *
  * The body is capped at 1 MiB (docs/security.md, "Request bodies and door limits"). tRPC's fetch adapter has no
  * `maxBodySize` (only its node:http adapter does), and it reads the body only when a procedure parses its input,

@@ -7,6 +7,7 @@ import { listenRoutes } from "@/server/listen/rest";
 import { orderRoutes } from "@/server/orders/rest";
 import { productRoutes } from "@/server/products/rest";
 import { storefrontRoutes } from "@/server/storefronts/rest";
+import { eventSchemaComponents, webhooksOpenApi } from "@/server/webhooks/event-schemas";
 import { webhookRoutes } from "@/server/webhooks/rest";
 import { OPERATIONS } from "./operations";
 
@@ -29,7 +30,10 @@ export function restActionFor(operation: string): { method: string; url: string 
   return ACTIONS.get(operation) ?? null;
 }
 
-const V1 = createV1Api(API_ROUTES, OPERATIONS, restActionFor);
+const V1 = createV1Api(API_ROUTES, OPERATIONS, restActionFor, {
+  webhooks: webhooksOpenApi,
+  schemas: eventSchemaComponents,
+});
 
 /** The whole /v1 API as `(Request) => Promise<Response>` (app/v1, the production start, the tests). */
 export const handleV1Request = V1.handle;

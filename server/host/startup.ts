@@ -54,7 +54,7 @@ export async function startServer(): Promise<void> {
 }
 
 /**
- * Graceful shutdown's last step, once no request is left (server/http/main.ts): stop the in-process worker
+ * Graceful shutdown's last step, once no request is left (server/host/main.ts): stop the in-process worker
  * (its attempts in flight finish or go back to the queue under their lease) and close the database.
  */
 export async function stopServer(): Promise<void> {
