@@ -6,6 +6,7 @@ import type { Sql } from "postgres";
 import { type Db, dbReady } from "@/server/db/client";
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { yoga as appYoga, schema } from "@/server/wiring/graphql";
+import { restActionFor } from "@/server/wiring/rest";
 import { createGraphQLYoga, type GraphQLYogaOptions } from "./yoga";
 
 /** Test helpers for the GraphQL door: requests through `yoga.fetch`, and a database that counts statements. */
@@ -86,7 +87,7 @@ export async function countingDb(): Promise<{ db: Db; statements: string[] }> {
 
 /** A GraphQL door on another database or with other options (see `GraphQLYogaOptions`). */
 export function testYoga(options: GraphQLYogaOptions = {}) {
-  return createGraphQLYoga(schema, options);
+  return createGraphQLYoga(schema, { resolveAction: restActionFor, ...options });
 }
 
 /** Every field of each /v1 object, as GraphQL names them (`links` is `_links`). */

@@ -4,7 +4,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { AppError, isAppError, type Language } from "@/server/errors";
+import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
 import { readApiKey, renderFailure } from "@/server/http/pipeline";
 import { authenticateAndCount } from "@/server/http/rate-limit";
 import { readBoundedBody } from "@/server/kit/body";
@@ -65,6 +65,11 @@ export type GraphQLYogaOptions = {
   now?: () => Date;
   /** GraphiQL at GET /api/graphql in a browser; default: only when NODE_ENV is not production. */
   graphiql?: boolean;
+  /**
+   * Where the next actions of a failure answered before GraphQL runs (authentication, limits) point: the /v1
+   * routes (server/wiring/graphql.ts passes `restActionFor`).
+   */
+  resolveAction?: ActionResolver;
 };
 
 /** The GraphQL door over a schema (server/wiring/graphql.ts gives the app's, gathered from every feature). */
@@ -114,7 +119,9 @@ export function createGraphQLYoga(
         // The cookie door has no key to count against: the account's session limit (docs/security.md, "Limits").
         await countSessionRequest(db, state.actor.accountId, state.now());
       } catch (error) {
-        endResponse(renderFailure(error, { ...state, url: new URL(request.url) }));
+        endResponse(
+          renderFailure(error, { ...state, url: new URL(request.url), resolveAction: options.resolveAction }),
+        );
       }
     },
 

@@ -20,18 +20,23 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
-/** Renders an AppError as the envelope with X-Request-Id (and any headers the error carries, e.g. Retry-After). */
+/**
+ * Renders an AppError as the envelope with X-Request-Id (and any headers the error carries, e.g. Retry-After).
+ * Next actions point at the /v1 routes: `resolveAction` when given (a door outside the /v1 API's module graph, such
+ * as GraphQL's route under Next), else the installed one.
+ */
 export function errorResponse(
   error: AppError,
   requestId: string,
   language: Language,
   headers: Record<string, string> = {},
+  resolveAction?: ActionResolver,
 ): Response {
   return envelopeResponse(error, {
     requestId,
     language,
     headers,
-    resolveAction: (operation) => restActionFor(operation),
+    resolveAction: resolveAction ?? ((operation) => restActionFor(operation)),
   });
 }
 

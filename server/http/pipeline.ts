@@ -4,7 +4,7 @@ import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
-import { AppError, isAppError, type Language } from "@/server/errors";
+import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
 import { BODY_LIMITS, parseJsonBody, readBoundedBody, readBoundedBytes } from "@/server/kit/body";
 import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
@@ -44,6 +44,8 @@ type RequestState = {
   language: Language;
   /** Headers every answer carries once known (rate-limit headers after counting). */
   headers: Record<string, string>;
+  /** Where next actions point (default: the /v1 API's routes, installed by createV1Api). */
+  resolveAction?: ActionResolver;
 };
 
 export function newRequestState(request: Request, now: () => Date = () => new Date()): RequestState {
@@ -178,7 +180,7 @@ function queryOf(params: URLSearchParams, schema: z.ZodType | undefined): Record
 
 export function renderFailure(error: unknown, state: RequestState): Response {
   const failure = toAppError(error, { requestId: state.requestId });
-  return errorResponse(failure, state.requestId, state.language, state.headers);
+  return errorResponse(failure, state.requestId, state.language, state.headers, state.resolveAction);
 }
 
 /** The raw key of `Authorization: Bearer <key>` or `X-API-Key: <key>` (the GraphQL door reads it the same way). */

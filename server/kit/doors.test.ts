@@ -14,7 +14,7 @@ import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
 import { schema } from "@/server/wiring/graphql";
 import { handleMcpRequest } from "@/server/wiring/mcp";
-import { handleV1Request } from "@/server/wiring/rest";
+import { handleV1Request, restActionFor } from "@/server/wiring/rest";
 import { handleTrpcRequest } from "@/server/wiring/trpc";
 import { BODY_LIMITS } from "./body";
 
@@ -88,7 +88,7 @@ describe("the API doors refuse an endless body at 1 MiB, after authentication", 
       ...JSON_TYPE,
       authorization: `Bearer ${merchant.userKey}`,
     });
-    const res = await createGraphQLYoga(schema).fetch(request);
+    const res = await createGraphQLYoga(schema, { resolveAction: restActionFor }).fetch(request);
     const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(body.errors[0]?.extensions.code).toBe("payload_too_large");
     expectStoppedNear(pulled(), BODY_LIMITS.api);

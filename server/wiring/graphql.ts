@@ -9,6 +9,7 @@ import { builder } from "@/server/graphql/builder";
 import "@/server/graphql/node";
 import "@/server/graphql/scalars";
 import { createGraphQLYoga } from "@/server/graphql/yoga";
+import { restActionFor } from "./rest";
 
 /**
  * The whole GraphQL schema, gathered from the features' `graphql.ts` files (each adds its types and fields to the
@@ -17,4 +18,4 @@ import { createGraphQLYoga } from "@/server/graphql/yoga";
 export const schema = lexicographicSortSchema(builder.toSchema());
 
 /** The app's GraphQL door (docs/graphql.md), served at /api/graphql. */
-export const yoga = createGraphQLYoga(schema);
+export const yoga = createGraphQLYoga(schema, { resolveAction: restActionFor });
