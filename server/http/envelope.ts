@@ -22,8 +22,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 /**
  * Renders an AppError as the envelope with X-Request-Id (and any headers the error carries, e.g. Retry-After).
- * Next actions point at the /v1 routes: `resolveAction` when given (a door outside the /v1 API's module graph, such
- * as GraphQL's route under Next), else the installed one.
+ * Next actions point at the /v1 routes: `resolveAction` when given (a door outside the /v1 API's module graph,
+ * such as GraphQL's route under Next), else the installed one.
  */
 export function errorResponse(
   error: AppError,

@@ -24,8 +24,8 @@ export type V1Api = {
 };
 
 /**
- * Builds the /v1 API; `events` are the webhooks its OpenAPI document describes. Next actions in error bodies point at these routes (`restActionFor`, installed for the REST
- * renderers of envelope.ts: one /v1 API per process).
+ * Builds the /v1 API; `events` are the webhooks its OpenAPI document describes. Next actions in error bodies point
+ * at these routes (`restActionFor`, installed for the REST renderers of envelope.ts: one /v1 API per process).
  */
 export function createV1Api(
   routes: readonly AnyRoute[],

@@ -99,7 +99,8 @@ export function runJob(db: Db, name: string, now: Date): Promise<Record<string, 
 }
 
 // The in-process scheduler (the default engine; docs/operations.md, "Scheduled jobs"): one per process, kept on
-// globalThis (Next.js may evaluate this module more than once). The server start starts it beside the webhook worker.
+// globalThis (Next.js may evaluate this module more than once). The server start runs it beside the webhook
+// worker.
 const holder = globalThis as unknown as { __mareaJobScheduler?: () => void };
 
 /** Starts this process's share of the scheduled jobs once (server start-up). */
