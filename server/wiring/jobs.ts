@@ -3,13 +3,13 @@ import {
   cancelStaleUnverifiedAccounts,
 } from "@/server/accounts/cancellation";
 import { purgeAccountLimitWindows } from "@/server/accounts/service";
-import { type Db, dbReady } from "@/server/db/client";
+import type { Db } from "@/server/db/client";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
 import type { JobTable } from "@/server/jobs/runner";
 import { runJob as runJobOf } from "@/server/jobs/runner";
-import { runScheduledJob, startJobScheduler } from "@/server/jobs/scheduler";
+import { startJobScheduler } from "@/server/jobs/scheduler";
 import { purgeAccountRateLimits } from "@/server/limits/service";
 import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
@@ -18,7 +18,6 @@ import { cancelStalePublicOrders, purgePublicOrderRateLimits } from "@/server/or
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
-import { deliverWebhookFunction, dispatchSweepFunction, inngest } from "@/server/webhooks/functions";
 /**
  * Every scheduled job by name. `npm run cli -- jobs run <name>`, the in-process scheduler and the Inngest cron
  * functions all run these same functions; each takes the current time so tests need no waiting.
@@ -112,23 +111,3 @@ export function stopJobScheduler(): void {
   holder.__mareaJobScheduler?.();
   holder.__mareaJobScheduler = undefined;
 }
-
-/** When each job runs under Inngest (UTC); jobs not listed run daily at 03:30. */
-const JOB_CRONS: Record<string, string> = {
-  "purge-deliveries": "15 3 * * *",
-  // Unaccepted public orders hold stock: cancel them within 10 minutes of their expiry (docs/api.md).
-  "expire-public-orders": "*/10 * * * *",
-  "purge-idempotency-keys": "0 * * * *",
-  "purge-rate-limits": "45 3 * * *",
-};
-
-/** Each job as an Inngest cron function (the Inngest engine; docs/webhooks.md, "Engines"). */
-export const jobFunctions = JOB_NAMES.map((name) =>
-  inngest.createFunction(
-    { id: `job-${name}`, name: `Job: ${name}`, triggers: [{ cron: JOB_CRONS[name] ?? "30 3 * * *" }] },
-    async ({ step }) => step.run(name, async () => runScheduledJob(JOBS, await dbReady(), name, new Date())),
-  ),
-);
-
-/** Every function app/api/inngest serves: the webhook deliveries, their sweep, every job. */
-export const inngestFunctions = [deliverWebhookFunction, dispatchSweepFunction, ...jobFunctions];
