@@ -17,7 +17,7 @@ FROM deps AS build
 COPY . .
 RUN npx next build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-# 3. What runs: the production start (server/http/main.ts, through tsx) over the build. Only what it reads at run
+# 3. What runs: the production start (server/host/main.ts, through tsx) over the build. Only what it reads at run
 #    time: its sources (server/), the build (.next/), the migrations (drizzle/), the guides /docs renders (docs/).
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
@@ -40,4 +40,4 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself (graceful drain, docs/operations.md, "Stopping").
-CMD ["node", "--import", "tsx", "server/http/main.ts"]
+CMD ["node", "--import", "tsx", "server/host/main.ts"]

@@ -1,7 +1,7 @@
 /**
  * Next.js start-up hook: migrate the database before the first request, publish the admin channel for the
  * CLI (embedded database only), and start the in-process background worker. Then hand the /v1 pipeline, the
- * health check, GraphQL, MCP and tRPC to the production start, which serves them beside Next (server/http/direct.ts).
+ * health check, GraphQL, MCP and tRPC to the production start, which serves them beside Next (server/host/fast-doors.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -9,11 +9,11 @@ export async function register(): Promise<void> {
   // started tracing already, `next start` alone starts it here.
   const [{ startTracing }, { registerQueueProbe }] = await Promise.all([
     import("@/server/observability/tracing"),
-    import("@/server/observability/queue"),
+    import("@/server/host/queue-probe"),
   ]);
   startTracing();
   registerQueueProbe();
-  const { startServer, stopServer } = await import("@/server/startup");
+  const { startServer, stopServer } = await import("@/server/host/startup");
   await startServer();
   const [
     { handleV1Request, v1RoutePattern },
@@ -23,12 +23,12 @@ export async function register(): Promise<void> {
     { handleTrpcRequest },
     { publishDirectHandlers },
   ] = await Promise.all([
-    import("@/server/http/router"),
+    import("@/server/wiring/rest"),
     import("@/server/health/http"),
-    import("@/server/graphql/yoga"),
-    import("@/server/mcp/http"),
-    import("@/server/trpc/http"),
-    import("@/server/http/direct"),
+    import("@/server/wiring/graphql"),
+    import("@/server/wiring/mcp"),
+    import("@/server/wiring/trpc"),
+    import("@/server/host/fast-doors"),
   ]);
   publishDirectHandlers({
     v1: handleV1Request,

@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { SESSION_COOKIE, serializeCookie, sessionCookieName } from "@/server/kit/cookies";
 import { SESSION_TTL_MS } from "@/server/sessions/constants";
-import { SESSION_COOKIE, serializeCookie, sessionCookieName } from "@/server/sessions/cookies";
 
 /**
  * Runs for /dashboard pages only, never /v1: a proxy that matches a route costs its throughput (docs/ui.md).

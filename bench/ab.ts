@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { prepareCatalogLoads } from "./catalog";
 import type { BenchEnv } from "./env";
@@ -11,6 +10,7 @@ import {
   type LoadOptions,
   load,
   NEXT_PROCESS,
+  productionStartOf,
   SERVER_PROCESS,
   startNext,
   startServer,
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       }
       const port = 3220 + index;
       // Each checkout as it starts in production: its custom server, or `next start` for one from before it.
-      const hasProductionStart = existsSync(path.join(dir, "server/http/main.ts"));
+      const hasProductionStart = productionStartOf(dir) !== null;
       const child = hasProductionStart
         ? startServer({ cwd: dir, port, env, node: process.env[`BENCH_AB_NODE_${name}`] })
         : startNext({ cwd: dir, port, env });

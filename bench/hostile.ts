@@ -7,7 +7,7 @@ import { createBenchDatabase, startServer, stopProcess, waitForHttp } from "./li
 
 /**
  * `npx tsx bench/hostile.ts`: the hostile-input run of docs/api.md ("Hostile and malformed input") against the
- * built app under the production start (server/http/main.ts), over HTTP, on a fresh PostgreSQL database (dropped afterwards). The requests are
+ * built app under the production start (server/host/main.ts), over HTTP, on a fresh PostgreSQL database (dropped afterwards). The requests are
  * those of the property test (server/testing/hostile.ts, generated from the served /v1/openapi.json), sent one at
  * a time; prints how many were answered what and every kind of problem found. HOSTILE_RUNS (10,000),
  * HOSTILE_SEED (18), BENCH_SKIP_BUILD=1 reuses `.next/`. Exits 1 when any answer is a problem.
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
     const { createHostileRun, inconsistencies, sendAndCheck, victimState } = await import(
       "@/server/testing/hostile-run"
     );
-    const { API_ROUTES } = await import("@/server/http/routes");
+    const { API_ROUTES } = await import("@/server/wiring/rest");
     const { closeDb } = await import("@/server/db/client");
     type Send = import("@/server/testing/hostile-run").Send;
 

@@ -5,7 +5,7 @@ import { Session } from "node:inspector";
 import { sql } from "drizzle-orm";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { closeDb, dbReady } from "@/server/db/client";
-import { handleV1Request } from "@/server/http/router";
+import { handleV1Request } from "@/server/wiring/rest";
 import { productCreateBody, storefrontPatchBody } from "./bodies";
 import { processCpuMs } from "./lib";
 

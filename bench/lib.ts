@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import autocannon from "autocannon";
 import postgres from "postgres";
 
@@ -59,7 +60,7 @@ export function setServerProcess(group: number | undefined, name?: string): void
   serverName = name;
 }
 
-/** The production start's process name (server/http/main.ts sets it); `next start`'s is NEXT_PROCESS. */
+/** The production start's process name (server/host/main.ts sets it); `next start`'s is NEXT_PROCESS. */
 export const SERVER_PROCESS = "marea-server";
 export const NEXT_PROCESS = "next-server";
 
@@ -156,7 +157,18 @@ export function printFigures(
 }
 
 /**
- * The production start (`npm start` without its build: server/http/main.ts) on 127.0.0.1:`port` in `cwd` (an
+ * The production start's file in a checkout: server/host/main.ts, server/http/main.ts in checkouts from before it
+ * moved (bench/ab.ts compares them), null in those from before there was one (`next start`).
+ */
+export function productionStartOf(cwd: string): string | null {
+  for (const file of ["server/host/main.ts", "server/http/main.ts"]) {
+    if (existsSync(path.join(cwd, file))) return file;
+  }
+  return null;
+}
+
+/**
+ * The production start (`npm start` without its build: server/host/main.ts) on 127.0.0.1:`port` in `cwd` (an
  * app already built there), in its own process group; with `profileDir`, a V8 CPU profile of the server is
  * written there when it stops. BENCH_NODE_FLAGS adds node command-line flags to the server.
  */
@@ -172,7 +184,7 @@ export function startServer(options: {
   if (options.profileDir) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${options.profileDir}`);
   return startProcess(
     options.node ?? process.execPath,
-    [...nodeFlags, "--import", "tsx", "server/http/main.ts"],
+    [...nodeFlags, "--import", "tsx", productionStartOf(options.cwd) ?? "server/host/main.ts"],
     { ...options.env, PORT: String(options.port), HOST: "127.0.0.1" },
     "production start",
     options.cwd,

@@ -18,7 +18,7 @@ import {
 } from "./lib";
 
 /**
- * `npm run bench`: the production start (`npm start`'s server, server/http/main.ts) on a fresh PostgreSQL
+ * `npm run bench`: the production start (`npm start`'s server, server/host/main.ts) on a fresh PostgreSQL
  * database, the framework floor measured in the same run, then every scenario. Prints req/s, p50, p99 and the
  * ratios to the baselines; writes bench/results/. BENCH_DURATION_SEC shortens each load (default 10);
  * BENCH_ONLY=pipeline,catalog,storefront,webhooks,graphql,mcp,editor,dashboard-webhooks,products-table,events,photos,starts

@@ -38,7 +38,7 @@ async function sessionCookie(databaseUrl: string, storefrontId: string): Promise
     process.env.DATABASE_URL = databaseUrl;
     const { dbReady, closeDb } = await import("@/server/db/client");
     const { createSession } = await import("@/server/sessions/service");
-    const { SESSION_COOKIE } = await import("@/server/sessions/cookies");
+    const { SESSION_COOKIE } = await import("@/server/kit/cookies");
     const { accounts } = await import("@/server/accounts/tables");
     const { currentTerms } = await import("@/server/accounts/terms");
     const { eq } = await import("drizzle-orm");

@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Db } from "@/server/db/client";
-import * as schema from "@/server/db/schema";
 import { inTransaction } from "@/server/db/transaction";
 import { emitEvent } from "@/server/webhooks/events";
 import { DELIVERY_CHANNEL } from "@/server/webhooks/wake";
@@ -71,7 +70,7 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean
 export async function runWebhookBench(env: BenchEnv): Promise<BenchRow[]> {
   const receiver = await startReceiver();
   const client = postgres(env.databaseUrl, { max: 8, onnotice: () => {} });
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = drizzle(client) as unknown as Db;
   try {
     await api(env, "POST", "/v1/webhook_endpoints", {
       url: `http://127.0.0.1:${receiver.port}/bench`,

@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * How the built app is started: `production` is `npm start`'s server (server/http/main.ts: /v1 and /healthz on
+ * How the built app is started: `production` is `npm start`'s server (server/host/main.ts: /v1 and /healthz on
  * node:http, the rest through Next), `next` is plain `next start` (hosts that run Next alone: /v1 through the
  * App Router's catch-all). Both serve the same pipeline.
  */
@@ -34,7 +34,7 @@ export type StartMode = "production" | "next";
 /** The command line of each start mode, run from the repository's root. */
 export function startCommand(mode: StartMode, port: number): { command: string; args: string[] } {
   return mode === "production"
-    ? { command: process.execPath, args: ["--import", "tsx", "server/http/main.ts"] }
+    ? { command: process.execPath, args: ["--import", "tsx", "server/host/main.ts"] }
     : {
         command: path.resolve("node_modules/.bin/next"),
         args: ["start", "-H", "127.0.0.1", "-p", String(port)],

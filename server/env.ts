@@ -10,7 +10,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().positive().default(3000),
   /**
-   * The interface the production start listens on (server/http/main.ts); unset: every interface, but 127.0.0.1
+   * The interface the production start listens on (server/host/main.ts); unset: every interface, but 127.0.0.1
    * while SMTP_URL and DEV_MAIL are unset (docs/security.md, "/dev/mail").
    */
   HOST: z.string().min(1).optional(),
@@ -62,7 +62,7 @@ const EnvSchema = z.object({
   /**
    * `/dev/mail` (docs/security.md, "/dev/mail"): `1` serves it (to this machine only) in production too; `0`
    * never. Unset: served in development when SMTP_URL is unset, and under the production start when SMTP_URL is
-   * unset and it listens on loopback only (server/http/main.ts sets it then).
+   * unset and it listens on loopback only (server/host/main.ts sets it then).
    */
   DEV_MAIL: z.enum(["0", "1", ""]).optional(),
   /**

@@ -422,7 +422,7 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /**
- * What the caller can do next, named by operation (server/operations.ts) so no service knows a URL: REST
+ * What the caller can do next, named by operation (server/wiring/operations.ts) so no service knows a URL: REST
  * renders it as `{label, method, url}` of its /v1 route; other adapters show the label.
  */
 export type NextAction = { label: string; operation: string | null };

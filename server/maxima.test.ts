@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { gql } from "@/server/graphql/testing";
-import { TOOLS } from "@/server/mcp/registry";
 import { connectClient } from "@/server/mcp/testing";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
+import { TOOLS } from "@/server/wiring/mcp";
 
 // docs/api.md, "Maxima": every text and every list an input carries has a declared maximum, in /v1/openapi.json
 // (generated from the zod schemas that validate requests) and in the MCP tools' input schemas (the same zod

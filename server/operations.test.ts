@@ -21,7 +21,6 @@ import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
 import { createFile, getFile, importImage } from "@/server/files/service";
-import { API_ROUTES } from "@/server/http/routes";
 import {
   closeListenSession,
   createListenSession,
@@ -31,7 +30,6 @@ import {
 } from "@/server/listen/service";
 import { decideConsent, getConsentRequest } from "@/server/oauth/authorization";
 import { disconnectApp, listConnectedApps } from "@/server/oauth/grants";
-import { OPERATIONS, type OperationName } from "@/server/operations";
 import { payOrder, updateOrderStatus } from "@/server/orders/lifecycle";
 import { createOrder } from "@/server/orders/place";
 import { getOrder, listOrders } from "@/server/orders/service";
@@ -66,6 +64,8 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "@/server/webhooks/endpoints";
+import { OPERATIONS, type OperationName } from "@/server/wiring/operations";
+import { API_ROUTES } from "@/server/wiring/rest";
 
 // docs/architecture.md, "Operations": every operation is authorized by the one table, whatever the door. For each
 // operation that needs a scope, a caller without it is refused with 403 insufficient_scope, requiredScopes

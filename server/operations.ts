@@ -1,25 +1,15 @@
-import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
-import type { Scope } from "@/server/accounts/scopes";
 import type { Actor, ViaType } from "@/server/context";
-import { EVENT_OPERATIONS } from "@/server/events/operations";
-import { FILE_OPERATIONS } from "@/server/files/operations";
-import { LISTEN_OPERATIONS } from "@/server/listen/operations";
-import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
-import type { McpScope } from "@/server/oauth/scopes";
-import { ORDER_OPERATIONS } from "@/server/orders/operations";
-import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";
-import { PRODUCT_OPERATIONS } from "@/server/products/operations";
-import { STOREFRONT_OPERATIONS } from "@/server/storefronts/operations";
-import { WEBHOOK_OPERATIONS } from "@/server/webhooks/operations";
 
 /**
  * What one operation needs from its caller (docs/architecture.md, "Operations"). Each feature declares its
  * operations once in its `operations.ts`; `authorize` (server/accounts/authorize.ts) enforces them for every
- * adapter, and the OpenAPI document reads the scopes from here.
+ * adapter, and the OpenAPI document reads the scopes from the table server/wiring/operations.ts gathers. The scope
+ * types are parameters so that this file names no feature: the gathered table checks them against the API-key
+ * scopes and the `marea.*` OAuth scopes.
  */
-export type OperationDefinition = {
+export type OperationDefinition<S extends string = string, M extends string = string> = {
   /** Any one of these scopes suffices; empty: any authenticated caller. */
-  scopes: readonly Scope[];
+  scopes: readonly S[];
   /** Writes pass the terms-of-service gate unless `termsGate` is false. */
   access: "read" | "write";
   /** false for the few writes that let a user comply or leave (accept the terms, cancel the account). */
@@ -32,25 +22,13 @@ export type OperationDefinition = {
    * The `marea.*` scope an OAuth app's token must hold to call it through its MCP tool (docs/mcp.md, "Scopes"):
    * what the step-up challenge asks for. Only for operations an MCP tool runs and `via` lets OAuth reach.
    */
-  oauthScope?: McpScope;
+  oauthScope?: M;
 };
 
-/** Every operation of the service, gathered from the feature folders. Names are the REST operationIds. */
-export const OPERATIONS = {
-  ...ACCOUNT_OPERATIONS,
-  ...STOREFRONT_OPERATIONS,
-  ...PRODUCT_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
-  ...EVENT_OPERATIONS,
-  ...LISTEN_OPERATIONS,
-  ...FILE_OPERATIONS,
-  ...ORDER_OPERATIONS,
-  ...OAUTH_OPERATIONS,
-  ...OVERVIEW_OPERATIONS,
-} satisfies Record<string, OperationDefinition>;
+/** A table of operations by name: one feature's, or every feature's (server/wiring/operations.ts). */
+export type OperationTable = { readonly [name: string]: OperationDefinition };
 
-export type OperationName = keyof typeof OPERATIONS;
-
-export function isOperationName(name: string): name is OperationName {
-  return Object.hasOwn(OPERATIONS, name);
+/** Whether `name` is an operation of `table`. */
+export function isOperationIn<T extends OperationTable>(table: T, name: string): name is keyof T & string {
+  return Object.hasOwn(table, name);
 }

@@ -2,7 +2,7 @@ import { clsx } from "clsx";
 import { cookies } from "next/headers";
 import { LANGUAGES, type Language } from "@/app/_i18n/catalogue";
 import { getLanguage, getT } from "@/app/_i18n/server";
-import { THEME_COOKIE } from "@/server/sessions/cookies";
+import { THEME_COOKIE } from "@/server/kit/cookies";
 import { DisclosureMenu } from "./disclosure-menu";
 import { CheckIcon, MonitorIcon, MoonIcon, SunIcon } from "./ui/icons";
 

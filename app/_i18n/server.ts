@@ -1,5 +1,5 @@
 import { cookies, headers } from "next/headers";
-import { LANGUAGE_COOKIE } from "@/server/sessions/cookies";
+import { LANGUAGE_COOKIE } from "@/server/kit/cookies";
 import { type Language, resolveLanguage, type Translate, translator } from "./catalogue";
 
 /**

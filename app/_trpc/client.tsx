@@ -5,7 +5,7 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import type { ErrorObject } from "@/server/errors";
-import type { AppRouter } from "@/server/trpc/router";
+import type { AppRouter } from "@/server/wiring/trpc";
 
 /** `useTRPC()` in client components: `useQuery(trpc.webhooks.listEndpoints.queryOptions({...}))`. */
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

@@ -2,10 +2,10 @@ import { cookies, headers } from "next/headers";
 import { cache } from "react";
 import { requireSignedInAccount } from "@/app/dashboard/_lib/session";
 import { dbReady } from "@/server/db/client";
+import { LANGUAGE_COOKIE } from "@/server/kit/cookies";
 import { actorOfSignedInSession } from "@/server/sessions/actor";
-import { LANGUAGE_COOKIE } from "@/server/sessions/cookies";
 import { trpcContextFor } from "@/server/trpc/context";
-import { createCaller } from "@/server/trpc/router";
+import { createCaller } from "@/server/wiring/trpc";
 
 /**
  * The tRPC caller for dashboard server components (docs/ui.md, "tRPC"): the same procedures the browser calls,

@@ -1,4 +1,4 @@
-import { handleMcpRequest } from "@/server/mcp/http";
+import { handleMcpRequest } from "@/server/wiring/mcp";
 
 // {mcp_url}: MCP over Streamable HTTP, stateless (docs/mcp.md). Every method is authenticated first; only POST
 // carries messages.

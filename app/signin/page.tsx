@@ -10,7 +10,8 @@ import { getLanguage, getT } from "@/app/_i18n/server";
 import { currentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
-import { decodePendingSignIn, SIGN_IN_COOKIE, sessionCookieName } from "@/server/sessions/cookies";
+import { SIGN_IN_COOKIE, sessionCookieName } from "@/server/kit/cookies";
+import { decodePendingSignIn } from "@/server/sessions/cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "@/server/sessions/next-path";
 import { resolveSession } from "@/server/sessions/service";
 

@@ -52,7 +52,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 
 /**
  * One environment for the whole browser suite: a fresh PostgreSQL database, a real SMTP sink, and ONE built app
- * (the production start, server/http/main.ts, over the build `npm test` made beforehand) on a free loopback port. Tests find them through E2E_* variables.
+ * (the production start, server/host/main.ts, over the build `npm test` made beforehand) on a free loopback port. Tests find them through E2E_* variables.
  * Returns the teardown: stop the app, close the sink, drop the database.
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -109,8 +109,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     };
     delete env.PGLITE_DIR;
     const log = createWriteStream(path.join(ARTIFACTS, "server.log"));
-    // The production start, as `npm start` runs it (server/http/main.ts).
-    const child = spawn(process.execPath, ["--import", "tsx", "server/http/main.ts"], {
+    // The production start, as `npm start` runs it (server/host/main.ts).
+    const child = spawn(process.execPath, ["--import", "tsx", "server/host/main.ts"], {
       cwd: ROOT,
       env,
       detached: true,

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDeveloper, uniqueEmail } from "@/server/accounts/testing";
-import { handleV1Request } from "@/server/http/router";
 import { exampleEnvelope } from "@/server/webhooks/events";
 import { signatureHeader } from "@/server/webhooks/verify";
+import { handleV1Request } from "@/server/wiring/rest";
 import {
   createMareaClient,
   MareaError,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { printedOpenApi, SDK_OPENAPI_FILE } from "@/server/http/print-openapi";
-import { getOpenApiDocument } from "@/server/http/router";
+import { printedOpenApi, SDK_OPENAPI_FILE } from "@/server/wiring/print-openapi";
+import { getOpenApiDocument } from "@/server/wiring/rest";
 // @ts-expect-error: a plain ES module of the SDK's own (sdk/scripts), without type declarations.
 import { generateSchemaSource, SCHEMA_FILE } from "../scripts/generate.mjs";
 

@@ -1,6 +1,6 @@
 import { type Actor, requireActor, type ServiceContext } from "@/server/context";
 import { AppError, type Messages } from "@/server/errors";
-import { OPERATIONS, type OperationName } from "@/server/operations";
+import type { OperationDefinition, OperationTable } from "@/server/operations";
 import { assertTermsAcceptedForWrite } from "./terms";
 
 /**
@@ -8,41 +8,39 @@ import { assertTermsAcceptedForWrite } from "./terms";
  * actor of a live account, reaching the operation through a door it allows, holding one of its scopes, and,
  * for writes, the current terms of service accepted (docs/architecture.md, "Operations"). Services call it
  * first; adapters may call it earlier (the /v1 pipeline does, before idempotency) with the same result.
+ *
+ * Each feature makes its own from its table (`export const authorize = authorizerFor(STOREFRONT_OPERATIONS)` in
+ * its operations.ts), so that this file names no feature's operations and a service can name only its own.
  */
-export function authorize(ctx: ServiceContext, operation: OperationName): Actor {
-  return authorizeActor(requireActor(ctx), operation);
+export function authorizerFor<T extends OperationTable>(
+  table: T,
+): (ctx: ServiceContext, operation: keyof T & string) => Actor {
+  return (ctx, operation) =>
+    authorizeActor(requireActor(ctx), operation, table[operation] as OperationDefinition);
 }
-
-type Definition = (typeof OPERATIONS)[OperationName] & {
-  via?: readonly string[];
-  kinds?: readonly string[];
-  termsGate?: boolean;
-};
 
 /**
  * Whether the operation is open to this caller at all, whatever its scopes: its door (`via`) and its kind
  * (`kinds`: developer keys only, for the partner API). The MCP door lists only the tools open to the caller.
  */
-export function isAvailableTo(actor: Actor, operation: OperationName): boolean {
-  const definition: Definition = OPERATIONS[operation];
+export function isAvailableTo(actor: Actor, definition: OperationDefinition): boolean {
   if (definition.via && !definition.via.includes(actor.via.type)) return false;
   return !definition.kinds || definition.kinds.includes(actor.kind);
 }
 
 /** The refusal of an operation not open to the caller (`isAvailableTo`): insufficient_scope, saying to whom. */
-export function assertAvailableTo(actor: Actor, operation: OperationName): void {
-  if (isAvailableTo(actor, operation)) return;
+export function assertAvailableTo(actor: Actor, operation: string, definition: OperationDefinition): void {
+  if (isAvailableTo(actor, definition)) return;
   throw new AppError("insufficient_scope", {
     detail: notAvailableTo(operation, actor),
-    requiredScopes: [...OPERATIONS[operation].scopes],
+    requiredScopes: [...definition.scopes],
     heldScopes: actor.scopes,
   });
 }
 
-export function authorizeActor(actor: Actor, operation: OperationName): Actor {
-  const definition: Definition = OPERATIONS[operation];
+export function authorizeActor(actor: Actor, operation: string, definition: OperationDefinition): Actor {
   if (actor.accountStatus === "cancelled") throw new AppError("account_cancelled");
-  assertAvailableTo(actor, operation);
+  assertAvailableTo(actor, operation, definition);
   const scopes: readonly string[] = definition.scopes;
   if (scopes.length > 0 && !scopes.some((scope) => actor.scopes.includes(scope))) {
     throw new AppError("insufficient_scope", { requiredScopes: [...scopes], heldScopes: actor.scopes });

@@ -5,9 +5,9 @@ import { inSavepoint, inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
-import { authorize } from "./authorize";
 import type { AccountRow } from "./dto";
 import { revokeKeyRow } from "./keys";
+import { authorize } from "./operations";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 

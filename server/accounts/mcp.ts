@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor, writes } from "@/server/mcp/tool";
+import { ACCOUNT_OPERATIONS } from "./operations";
 import { BootstrapUserInput, BootstrapUserResponse, MeDto } from "./schema";
 import { bootstrapUser, getMe } from "./service";
+
+const tool = toolsFor(ACCOUNT_OPERATIONS);
 
 /** Account tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Accounts and keys"). */
 export const accountTools = [

@@ -1,4 +1,5 @@
 import type { OperationDefinition } from "@/server/operations";
+import { authorizerFor } from "./authorize";
 import { SCOPES } from "./scopes";
 
 /** Accounts and keys (docs/api.md, "Accounts and keys"). */
@@ -31,3 +32,6 @@ export const ACCOUNT_OPERATIONS = {
   // held back by new terms, like cancelling.
   setPartnerAccess: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"], termsGate: false },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(ACCOUNT_OPERATIONS);

@@ -3,19 +3,19 @@ import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from "drizzle-or
 import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
+import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/db/fixed-window";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, isAppError, type Messages } from "@/server/errors";
 import { inRequestedOrder } from "@/server/lib/batch";
 import { sha256Hex } from "@/server/lib/crypto";
-import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
-import { authorize } from "./authorize";
 import { revokeDeveloperKeyAndCascade } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
 import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type {

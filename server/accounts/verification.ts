@@ -1,15 +1,15 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { countInFixedWindow } from "@/server/db/fixed-window";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
-import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
-import { authorize } from "./authorize";
 import type { AccountRow } from "./dto";
 import { VERIFICATION_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import type { MeDto } from "./schema";
 import { SCOPES } from "./scopes";
 import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";

@@ -6,8 +6,8 @@ import { createDeveloperKey, setPlan } from "@/server/accounts/service";
 import { createServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { JOB_NAMES, runJob } from "@/server/jobs/registry";
 import { parseInput, text } from "@/server/validation";
+import { JOB_NAMES, runJob } from "@/server/wiring/jobs";
 
 export const CLI_USAGE = `usage: npm run cli -- <command>
   dev-key create --email E [--name N] [--daily-limit 50] [--rpm 60] [--bootstraps-per-day 100]

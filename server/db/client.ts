@@ -9,10 +9,12 @@ import postgres from "postgres";
 import { env } from "@/server/env";
 import { metrics } from "@/server/observability/metrics";
 import { withFewerRoundTrips } from "./round-trips";
-import * as schema from "./schema";
 
-/** The one database type services use: postgres.js and PGlite clients, and transactions of either, fit it. */
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/**
+ * The one database type services use: postgres.js and PGlite clients, and transactions of either, fit it. No
+ * relational schema: nothing uses `db.query.*`, so db/ names no feature's tables (docs/architecture.md, "Layers").
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 type DbState = {
   kind: "postgres" | "pglite";
@@ -82,7 +84,6 @@ function createPostgresState(url: string): DbState {
       poolWaitMs: config.DATABASE_POOL_WAIT_MS,
       pool,
     }),
-    { schema },
   ) as unknown as Db;
   const ready = (async () => {
     const { migratePostgres } = await import("./migrate");
@@ -136,7 +137,7 @@ function createPgliteState(): DbState {
   // One connection, in-process: the pool gauges show its size only.
   const pool = metrics()?.pool;
   if (pool) pool.max = 1;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client) as unknown as Db;
   const ready = (async () => {
     await client.waitReady;
     const { migratePglite } = await import("./migrate");

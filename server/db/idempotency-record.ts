@@ -1,6 +1,6 @@
 import { type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
-import { idempotencyKeys } from "@/server/http/tables";
+import { idempotencyKeys } from "@/server/db/tables";
 import { encryptSecret } from "@/server/lib/secrets";
 
 /**

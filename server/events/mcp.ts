@@ -1,6 +1,9 @@
-import { READ_ONLY, tool } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor } from "@/server/mcp/tool";
+import { EVENT_OPERATIONS } from "./operations";
 import { EventList, ListEventsInput } from "./schema";
 import { listEvents } from "./service";
+
+const tool = toolsFor(EVENT_OPERATIONS);
 
 /**
  * The events list as a tool (docs/mcp.md, "Tools"), read-only: a developer key reads the events of its developer

@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -12,3 +13,6 @@ export const EVENT_OPERATIONS = {
   listEvents: { scopes: EVENT_READ_SCOPES, access: "read", oauthScope: "marea.read" },
   getEvent: { scopes: EVENT_READ_SCOPES, access: "read" },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(EVENT_OPERATIONS);

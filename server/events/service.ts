@@ -1,13 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import type { Actor, ServiceContext } from "@/server/context";
 import { queryRows } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { decodeCursor, encodeCursor } from "@/server/lib/pagination";
-import type { OperationName } from "@/server/operations";
 import { defaultEndpointScope } from "@/server/webhooks/endpoint-scope";
 import { ENDPOINT_ID_PATTERN, type EndpointScope } from "@/server/webhooks/schema";
 import { type EventRow, toEventDto } from "./dto";
+import type { EVENT_OPERATIONS } from "./operations";
+import { authorize } from "./operations";
 import {
   ENVELOPE_EVENT_ID_PATTERN,
   EVENT_ID_PATTERN,
@@ -30,7 +30,7 @@ import {
 /** Whose events a caller reads: the events due to its account's endpoints of this scope. */
 export type Audience = { accountId: string; scope: EndpointScope };
 
-function audienceOf(ctx: ServiceContext, operation: OperationName): Audience {
+function audienceOf(ctx: ServiceContext, operation: keyof typeof EVENT_OPERATIONS): Audience {
   const actor: Actor = authorize(ctx, operation);
   return { accountId: actor.accountId, scope: defaultEndpointScope(actor) };
 }

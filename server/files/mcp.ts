@@ -1,6 +1,9 @@
-import { tool, writes } from "@/server/mcp/tool";
+import { toolsFor, writes } from "@/server/mcp/tool";
+import { FILE_OPERATIONS } from "./operations";
 import { FileEnvelope, ImportImageInput } from "./schema";
 import { importImage } from "./service";
+
+const tool = toolsFor(FILE_OPERATIONS);
 
 /** File tools (docs/mcp.md, "Tools"): an agent has no bytes to upload, so it hands over an image's URL. */
 export const fileTools = [

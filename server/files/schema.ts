@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { httpUrl } from "@/server/storefronts/fields";
+import { httpUrl } from "@/server/fields";
 import { pathId } from "@/server/validation";
 import { IMAGE_TYPES } from "./image";
 

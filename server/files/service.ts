@@ -1,5 +1,4 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
@@ -11,6 +10,7 @@ import { log } from "@/server/lib/log";
 import { type FetchedImage, fetchImageOnce, ImageFetchError } from "./fetch";
 import { inspectImage, makeVariants, normalizeImage } from "./image";
 import { originalKey, variantKey } from "./keys";
+import { authorize } from "./operations";
 import { FILE_ID_PATTERN, type FileDto } from "./schema";
 import { fileStore } from "./store";
 import { type FileVariant, files } from "./tables";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
-import { handleV1Request } from "@/server/http/router";
+import { handleV1Request } from "@/server/wiring/rest";
 import { setFileStoreForTests } from "./store";
 import { DiskFileStore } from "./store-disk";
 

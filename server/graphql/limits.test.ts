@@ -11,9 +11,9 @@ import { storefronts } from "@/server/storefronts/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
 import { createTestEndpoint, setTestEnv } from "@/server/webhooks/testing";
+import { schema } from "@/server/wiring/graphql";
 import { paramOf } from "./errors";
 import { GRAPHQL_LIMITS, operationCost } from "./limits";
-import { schema } from "./schema";
 import { countingDb, gql, testYoga } from "./testing";
 
 // The GraphQL door's limits and performance (docs/graphql.md, "Limits"): depth, cost, aliases, tokens, batching

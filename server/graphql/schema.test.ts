@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { printedSchema, SCHEMA_FILE } from "./print-schema";
+import { printedSchema, SCHEMA_FILE } from "@/server/wiring/print-schema";
 
 // docs/schema.graphql is the committed, printed schema (docs/graphql.md): clients and reviewers read it.
 

@@ -4,9 +4,10 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import type { Sql } from "postgres";
 import { type Db, dbReady } from "@/server/db/client";
-import * as schema from "@/server/db/schema";
 import { testDatabaseKind } from "@/server/testing/setup-db";
-import { yoga as appYoga, createGraphQLYoga, type GraphQLYogaOptions } from "./yoga";
+import { yoga as appYoga, schema } from "@/server/wiring/graphql";
+import { restActionFor } from "@/server/wiring/rest";
+import { createGraphQLYoga, type GraphQLYogaOptions } from "./yoga";
 
 /** Test helpers for the GraphQL door: requests through `yoga.fetch`, and a database that counts statements. */
 
@@ -79,14 +80,14 @@ export async function countingDb(): Promise<{ db: Db; statements: string[] }> {
   const logger: Logger = { logQuery: (query) => statements.push(query) };
   const db =
     testDatabaseKind() === "pglite"
-      ? drizzlePglite(base.$client as PGlite, { schema, logger })
-      : drizzlePostgres(base.$client as Sql, { schema, logger });
+      ? drizzlePglite(base.$client as PGlite, { logger })
+      : drizzlePostgres(base.$client as Sql, { logger });
   return { db: db as unknown as Db, statements };
 }
 
 /** A GraphQL door on another database or with other options (see `GraphQLYogaOptions`). */
 export function testYoga(options: GraphQLYogaOptions = {}) {
-  return createGraphQLYoga(options);
+  return createGraphQLYoga(schema, { resolveAction: restActionFor, ...options });
 }
 
 /** Every field of each /v1 object, as GraphQL names them (`links` is `_links`). */

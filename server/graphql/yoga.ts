@@ -1,10 +1,10 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { type ExecutionArgs, type ExecutionResult, getOperationAST } from "graphql";
+import { type ExecutionArgs, type ExecutionResult, type GraphQLSchema, getOperationAST } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { AppError, isAppError, type Language } from "@/server/errors";
+import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
 import { readApiKey, renderFailure } from "@/server/http/pipeline";
 import { authenticateAndCount } from "@/server/http/rate-limit";
 import { readBoundedBody } from "@/server/kit/body";
@@ -22,7 +22,6 @@ import {
   idempotencyScopeOf,
 } from "./idempotency";
 import { fragmentsOf, GRAPHQL_LIMITS, operationCost, rootFieldCount } from "./limits";
-import { schema } from "./schema";
 import { actorFromSessionCookie, assertSessionMutationAllowed, type SessionResolver } from "./session";
 
 /**
@@ -66,9 +65,16 @@ export type GraphQLYogaOptions = {
   now?: () => Date;
   /** GraphiQL at GET /api/graphql in a browser; default: only when NODE_ENV is not production. */
   graphiql?: boolean;
+  /**
+   * Where the next actions of a failure answered before GraphQL runs (authentication, limits) point: the /v1
+   * routes (server/wiring/graphql.ts passes `restActionFor`).
+   */
+  resolveAction?: ActionResolver;
 };
 
+/** The GraphQL door over a schema (server/wiring/graphql.ts gives the app's, gathered from every feature). */
 export function createGraphQLYoga(
+  schema: GraphQLSchema,
   options: GraphQLYogaOptions = {},
 ): YogaServerInstance<object, GraphQLContext> {
   const states = new WeakMap<Request, RequestState>();
@@ -113,7 +119,9 @@ export function createGraphQLYoga(
         // The cookie door has no key to count against: the account's session limit (docs/security.md, "Limits").
         await countSessionRequest(db, state.actor.accountId, state.now());
       } catch (error) {
-        endResponse(renderFailure(error, { ...state, url: new URL(request.url) }));
+        endResponse(
+          renderFailure(error, { ...state, url: new URL(request.url), resolveAction: options.resolveAction }),
+        );
       }
     },
 
@@ -321,6 +329,3 @@ function contentTypeFor(request: Request): string {
     ? "application/graphql-response+json; charset=utf-8"
     : "application/json; charset=utf-8";
 }
-
-/** The app's GraphQL door. */
-export const yoga = createGraphQLYoga();

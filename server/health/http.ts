@@ -2,7 +2,7 @@ import { checkHealth } from "./service";
 
 /**
  * GET /healthz as a fetch-style handler: served by the App Router (app/healthz/route.ts) under `next dev`, and
- * straight from node:http by the production start (server/http/main.ts). docs/operations.md, "Health".
+ * straight from node:http by the production start (server/host/main.ts). docs/operations.md, "Health".
  */
 export async function handleHealthRequest(): Promise<Response> {
   const { status, body } = await checkHealth();

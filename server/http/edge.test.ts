@@ -8,7 +8,7 @@ import { testDatabaseKind } from "@/server/testing/setup-db";
 import { inlineScriptHashes } from "./page-script-hashes";
 import { PEER_HEADER } from "./peer";
 
-// docs/security.md: what the production start (server/http/main.ts) does on every request before any handler:
+// docs/security.md: what the production start (server/host/main.ts) does on every request before any handler:
 // the client address of the per-IP limits, the security headers, /dev/mail and the Host names pages answer
 // for. These tests run the real production start over the `.next` build, reached directly and through a real
 // loopback "proxy" (a node:http forwarder that sets X-Forwarded-For as a load balancer would).

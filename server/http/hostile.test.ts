@@ -16,10 +16,9 @@ import {
   verifiedMerchantOf,
   victimState,
 } from "@/server/testing/hostile-run";
+import { API_ROUTES, handleV1Request } from "@/server/wiring/rest";
 import { MAX_BODY_BYTES } from "./pipeline";
 import type { AnyRoute } from "./route";
-import { handleV1Request } from "./router";
-import { API_ROUTES } from "./routes";
 
 // docs/api.md, "Hostile and malformed input" (issue 18). The property: requests generated from /v1/openapi.json
 // itself, seeded; HOSTILE_RUNS and HOSTILE_SEED change the run (bench/hostile.ts sends the same over HTTP).

@@ -164,7 +164,7 @@ describe("idempotency store at rest", () => {
     });
     expect(res.status).toBe(201);
     const db = await dbReady();
-    const { idempotencyKeys } = await import("./tables");
+    const { idempotencyKeys } = await import("@/server/db/tables");
     const [row] = await db.select().from(idempotencyKeys).where(eq(idempotencyKeys.keyId, dev.keyId));
     expect(row?.responseBody).toMatch(/^v1:/);
     expect(row?.responseBody).not.toContain(res.body.userKey);

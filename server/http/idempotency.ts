@@ -1,13 +1,13 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
 import type { StoredResponse } from "@/server/db/idempotency-record";
+import { idempotencyKeys } from "@/server/db/tables";
 import { isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, type Language, type Messages } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { log } from "@/server/lib/log";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
 import { isCleanText, NOT_TEXT_MESSAGES } from "@/server/validation";
-import { idempotencyKeys } from "./tables";
 
 /** docs/api.md, "Idempotency": kept 24 hours; keys up to 255 characters. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

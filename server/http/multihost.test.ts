@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
 import { env, poolerInUse } from "@/server/env";
-import { JOB_NAMES } from "@/server/jobs/registry";
 import { createMerchant } from "@/server/storefronts/testing";
 import { type ProductionServer, startProductionServer } from "@/server/testing/production-server";
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "@/server/webhooks/testing";
+import { JOB_NAMES } from "@/server/wiring/jobs";
 
 /**
  * Several hosts on one database (docs/operations.md, "Several machines" and "Poolers"): two production starts,

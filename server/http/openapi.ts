@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorCode, ErrorEnvelope } from "@/server/errors";
-import { isOperationName, OPERATIONS, type OperationDefinition } from "@/server/operations";
+import { isOperationIn, type OperationDefinition, type OperationTable } from "@/server/operations";
 import { notFoundCodeOf } from "@/server/validation";
-import { eventSchemaComponents, webhooksOpenApi } from "@/server/webhooks/event-schemas";
 import { type AnyRoute, isIdempotentRoute } from "./route";
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -27,12 +26,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * (401, 403, 429, and the terms gate on writes); a body (400, 413); path ids (each one's 404); Idempotency-Key
  * (400, 409); then the operation's own codes.
  */
-export function errorCodesOf(route: AnyRoute): ErrorCode[] {
+export function errorCodesOf(route: AnyRoute, operations: OperationTable): ErrorCode[] {
   const codes = new Set<ErrorCode>(["invalid_request", "internal_error", "service_unavailable"]);
   if (route.auth === "key") {
     for (const code of AUTH_CODES) codes.add(code);
-    const operation: OperationDefinition | undefined = isOperationName(route.operationId)
-      ? OPERATIONS[route.operationId]
+    const operation: OperationDefinition | undefined = isOperationIn(operations, route.operationId)
+      ? operations[route.operationId]
       : undefined;
     if (operation?.access === "write" && operation.termsGate !== false) codes.add("tos_not_accepted");
     if (isIdempotentRoute(route)) for (const code of IDEMPOTENCY_CODES) codes.add(code);
@@ -65,9 +64,9 @@ const IDEMPOTENCY_CODES: ErrorCode[] = [
 ];
 
 /** The codes of `errorCodesOf` grouped by their catalogue status. */
-export function errorStatusesOf(route: AnyRoute): Map<number, ErrorCode[]> {
+export function errorStatusesOf(route: AnyRoute, operations: OperationTable): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(route)) {
+  for (const code of errorCodesOf(route, operations)) {
     const status = ERROR_CATALOGUE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -78,7 +77,17 @@ export function errorStatusesOf(route: AnyRoute): Map<number, ErrorCode[]> {
  * The OpenAPI 3.1 document (version 1.0.0), generated from the same zod schemas that validate requests, so
  * the description can never drift from what the API accepts (docs/api.md, "Versioning").
  */
-export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
+/** What the document holds beside the routes: the events Marea POSTs to receivers, and their named schemas. */
+export type OpenApiWebhooks = {
+  webhooks: () => ZodOpenApiPathsObject;
+  schemas: () => Record<string, z.ZodType>;
+};
+
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  operations: OperationTable,
+  events: OpenApiWebhooks,
+): unknown {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const responses: ZodOpenApiOperationObject["responses"] = {};
@@ -88,7 +97,7 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
         content: { [response.contentType ?? "application/json"]: { schema: response.schema } },
       };
     }
-    for (const [status, codes] of errorStatusesOf(route)) {
+    for (const [status, codes] of errorStatusesOf(route, operations)) {
       responses[`${status}` as `${1 | 2 | 3 | 4 | 5}${string}`] = {
         description: `${ERROR_DESCRIPTIONS[status] ?? "Error"}. Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
         content: { "application/json": { schema: ErrorEnvelope } },
@@ -97,7 +106,9 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
     }
     // The scopes come from the one operations table (any one suffices); OpenAPI 3.1 lets a non-OAuth security
     // requirement list the roles it needs.
-    const scopes = isOperationName(route.operationId) ? [...OPERATIONS[route.operationId].scopes] : [];
+    const scopes = isOperationIn(operations, route.operationId)
+      ? [...(operations[route.operationId]?.scopes ?? [])]
+      : [];
     const operation: ZodOpenApiOperationObject = {
       operationId: route.operationId,
       summary: route.summary,
@@ -152,10 +163,10 @@ export function buildOpenApiDocument(routes: AnyRoute[]): unknown {
         bearerAuth: { type: "http", scheme: "bearer", description: "`mk_dev_*` or `mk_user_*` key" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       },
-      schemas: eventSchemaComponents(),
+      schemas: events.schemas(),
     },
     paths,
     // The events Marea POSTs to receivers (docs/webhooks.md, "Events"), after everything else in the document.
-    webhooks: webhooksOpenApi(),
+    webhooks: events.webhooks(),
   });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 
 /**
- * The socket's peer, as the production start (server/http/main.ts) passes it to every handler (docs/security.md,
+ * The socket's peer, as the production start (server/host/main.ts) passes it to every handler (docs/security.md,
  * "Client addresses"). Fetch-style handlers and Next's pages see only headers, never the socket, so the
  * production start writes the peer into this header on every request, replacing whatever a client sent under
  * that name. It imports nothing of the app: main.ts loads it beside Next without a second copy of the app.

@@ -4,13 +4,13 @@ import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
-import { AppError, isAppError, type Language } from "@/server/errors";
+import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
 import { BODY_LIMITS, parseJsonBody, readBoundedBody, readBoundedBytes } from "@/server/kit/body";
 import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
-import { isOperationName } from "@/server/operations";
+import type { OperationDefinition } from "@/server/operations";
 import { parseInput, parsePathParams } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
@@ -44,6 +44,8 @@ type RequestState = {
   language: Language;
   /** Headers every answer carries once known (rate-limit headers after counting). */
   headers: Record<string, string>;
+  /** Where next actions point (default: the /v1 API's routes, installed by createV1Api). */
+  resolveAction?: ActionResolver;
 };
 
 export function newRequestState(request: Request, now: () => Date = () => new Date()): RequestState {
@@ -67,6 +69,7 @@ export async function runPipeline(
   request: Request,
   pathParams: Record<string, string | undefined>,
   state: RequestState,
+  operation?: OperationDefinition,
 ): Promise<Response> {
   try {
     const db = await dbReady();
@@ -111,7 +114,7 @@ export async function runPipeline(
 
       // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
       // request stores nothing; the service checks it again, which costs nothing.
-      if (actor && isOperationName(route.operationId)) authorizeActor(actor, route.operationId);
+      if (actor && operation) authorizeActor(actor, route.operationId, operation);
     } catch (error) {
       // A refused request stores nothing, but a key already used with another request is a conflict whatever
       // this one carries (decisions.md, Idempotency): the stored fingerprint is compared before the refusal.
@@ -177,7 +180,7 @@ function queryOf(params: URLSearchParams, schema: z.ZodType | undefined): Record
 
 export function renderFailure(error: unknown, state: RequestState): Response {
   const failure = toAppError(error, { requestId: state.requestId });
-  return errorResponse(failure, state.requestId, state.language, state.headers);
+  return errorResponse(failure, state.requestId, state.language, state.headers, state.resolveAction);
 }
 
 /** The raw key of `Authorization: Bearer <key>` or `X-API-Key: <key>` (the GraphQL door reads it the same way). */

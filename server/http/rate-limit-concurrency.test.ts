@@ -25,7 +25,7 @@ describe("rate limit under concurrency", () => {
       const servers = await Promise.all(
         [0, 1].map(() =>
           startTsxProcess(
-            "server/http/serve-v1.ts",
+            "server/host/serve-v1.ts",
             ["0"],
             { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: "error" },
             /ready (\d+)/,

@@ -41,7 +41,7 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   summary: string;
   tags: string[];
   /**
-   * `key`: an API key is needed, and the operation of this name in server/operations.ts says what the key must
+   * `key`: an API key is needed, and the operation of this name in server/wiring/operations.ts says what the key must
    * hold (`authorize`); `none`: no key needed and not rate limited (openapi.json).
    */
   auth: "key" | "none";

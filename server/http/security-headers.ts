@@ -5,7 +5,7 @@ import { SCRIPT_HASHES_HEADER } from "./page-script-hashes";
 
 /**
  * The browser security headers of every answer of the production start (docs/security.md, "Headers"). Set here,
- * in server/http/main.ts, rather than in `proxy.ts` (a proxy that matches a route costs about a third of its
+ * in server/host/main.ts, rather than in `proxy.ts` (a proxy that matches a route costs about a third of its
  * throughput) or next.config.ts (evaluated at build time, so it cannot follow APP_URL).
  *
  * - Every answer: `X-Content-Type-Options: nosniff`, `Referrer-Policy: strict-origin-when-cross-origin` (a page

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { type Db, dbReady, isDatabaseUnavailable, queryRows } from "@/server/db/client";
 import { env } from "@/server/env";
 import { log } from "@/server/lib/log";
-import { JOB_NAMES, runJob } from "./registry";
+import { type JobTable, runJob } from "./runner";
 
 /**
  * The in-process scheduler (docs/operations.md, "Scheduled jobs"): every job runs once per period across every
@@ -85,13 +85,14 @@ async function finishRun(
 
 /** Runs `name` now and logs it with its host; what the in-process scheduler and the Inngest crons call. */
 export async function runScheduledJob(
+  jobs: JobTable,
   db: Db,
   name: string,
   now: Date,
   period?: Date,
 ): Promise<Record<string, unknown>> {
   const started = Date.now();
-  const result = await runJob(db, name, now);
+  const result = await runJob(jobs, db, name, now);
   log("info", "scheduled job ran", {
     ...result,
     host: hostId(),
@@ -105,9 +106,10 @@ export async function runScheduledJob(
  * Starts this process's share of the scheduled jobs: a look every minute (a quarter of the period when
  * JOBS_PERIOD_SECONDS is shorter), the first one a minute after start. Returns the function that stops it.
  */
-export function startJobScheduler(options: { db?: Db } = {}): () => void {
+export function startJobScheduler(jobs: JobTable, options: { db?: Db } = {}): () => void {
+  const names = Object.keys(jobs);
   const host = hostId();
-  const tickMs = Math.min(60_000, Math.max(250, Math.floor(Math.min(...JOB_NAMES.map(jobPeriodMs)) / 4)));
+  const tickMs = Math.min(60_000, Math.max(250, Math.floor(Math.min(...names.map(jobPeriodMs)) / 4)));
   let running = true;
   let ticking = false;
   // A job that failed because the database was away runs again soon (30 s, doubling to 10 min), not a period
@@ -117,7 +119,7 @@ export function startJobScheduler(options: { db?: Db } = {}): () => void {
 
   const runClaimed = async (db: Db, run: ClaimedRun): Promise<void> => {
     try {
-      await runScheduledJob(db, run.job, new Date(), run.periodStart);
+      await runScheduledJob(jobs, db, run.job, new Date(), run.periodStart);
       retryDelays.delete(run.job);
       await finishRun(db, run, { status: "done" }, new Date(), host);
     } catch (error) {
@@ -154,7 +156,7 @@ export function startJobScheduler(options: { db?: Db } = {}): () => void {
     try {
       const db = options.db ?? (await dbReady());
       const now = new Date();
-      const claimed = await claimDueJobs(db, JOB_NAMES, now, host);
+      const claimed = await claimDueJobs(db, names, now, host);
       if (claimed.length > 0)
         await db.execute(
           sql`delete from scheduled_job_runs where started_at < ${new Date(now.getTime() - KEEP_RUNS_MS).toISOString()}::timestamptz`,

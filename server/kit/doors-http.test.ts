@@ -10,7 +10,7 @@ import { hasWholeAnswer, rawExchange } from "@/server/testing/raw-http";
 import { testDatabaseKind } from "@/server/testing/setup-db";
 import { BODY_LIMITS } from "./body";
 
-// docs/security.md, "Request bodies and door limits", through the production start (server/http/main.ts): the
+// docs/security.md, "Request bodies and door limits", through the production start (server/host/main.ts): the
 // doors it serves itself (MCP, GraphQL, tRPC) and those Next serves (the checkout, the forms, OAuth). Each body is
 // chunked, passes its door's cap, and never ends: a door that read it whole would never answer, so an answer at
 // all proves it was refused while it arrived.

@@ -5,8 +5,6 @@ import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
 import { createGraphQLYoga } from "@/server/graphql/yoga";
-import { handleV1Request } from "@/server/http/router";
-import { handleMcpRequest } from "@/server/mcp/http";
 import { handleConsentDecision, handleDisconnect } from "@/server/oauth/forms";
 import { handleAuthorize, handleRegister, handleRevoke, handleToken } from "@/server/oauth/http";
 import { handleEmailStep, handleSignOut } from "@/server/sessions/forms";
@@ -14,7 +12,10 @@ import { handlePreferences } from "@/server/sessions/preferences";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
-import { handleTrpcRequest } from "@/server/trpc/http";
+import { schema } from "@/server/wiring/graphql";
+import { handleMcpRequest } from "@/server/wiring/mcp";
+import { handleV1Request, restActionFor } from "@/server/wiring/rest";
+import { handleTrpcRequest } from "@/server/wiring/trpc";
 import { BODY_LIMITS } from "./body";
 
 // docs/security.md, "Request bodies and door limits": every door reads its body through the kit's capped reader,
@@ -87,7 +88,7 @@ describe("the API doors refuse an endless body at 1 MiB, after authentication", 
       ...JSON_TYPE,
       authorization: `Bearer ${merchant.userKey}`,
     });
-    const res = await createGraphQLYoga().fetch(request);
+    const res = await createGraphQLYoga(schema, { resolveAction: restActionFor }).fetch(request);
     const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(body.errors[0]?.extensions.code).toBe("payload_too_large");
     expectStoppedNear(pulled(), BODY_LIMITS.api);

@@ -4,7 +4,6 @@ import { POST as checkout } from "@/app/s/[slug]/orders/route";
 import { createDeveloper } from "@/server/accounts/testing";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
-import { handleMcpRequest } from "@/server/mcp/http";
 import { handleAuthorize, handleRegister, handleRevoke, handleToken } from "@/server/oauth/http";
 import { registerTestClient, TEST_REDIRECT_URI } from "@/server/oauth/testing";
 import { mcpUrl } from "@/server/oauth/urls";
@@ -12,6 +11,7 @@ import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { publishStorefront } from "@/server/storefronts/publish";
 import { serviceContextFor } from "@/server/testing/context";
 import { verifiedMerchantOf } from "@/server/testing/hostile-run";
+import { handleMcpRequest } from "@/server/wiring/mcp";
 import { BODY_LIMITS } from "./body";
 
 // docs/security.md, "Request bodies and door limits", and docs/api.md, "Hostile and malformed input": generated

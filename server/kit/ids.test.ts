@@ -3,12 +3,12 @@ import { acceptCurrentTerms } from "@/server/accounts/cancellation";
 import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
 import { gql } from "@/server/graphql/testing";
-import { handleMcpRequest } from "@/server/mcp/http";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
-import { handleTrpcRequest } from "@/server/trpc/http";
+import { handleMcpRequest } from "@/server/wiring/mcp";
+import { handleTrpcRequest } from "@/server/wiring/trpc";
 
 // docs/api.md, "Hostile and malformed input": one id rule (`id()`, server/validation.ts) at every door. An id the
 // rule refuses is refused on tRPC, GraphQL and MCP alike (400 invalid_request naming the argument), and is the

@@ -1,5 +1,5 @@
 import { isLanguage, type Language, pickLanguage } from "@/server/errors";
-import { LANGUAGE_COOKIE, readCookie } from "@/server/sessions/cookies";
+import { LANGUAGE_COOKIE, readCookie } from "@/server/kit/cookies";
 
 /**
  * The language of a request to a door a person uses in the browser (forms, the dashboard's tRPC): the

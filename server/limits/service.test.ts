@@ -8,11 +8,11 @@ import { createSession } from "@/server/sessions/service";
 import { createMerchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";
-import { handleTrpcRequest } from "@/server/trpc/http";
 import { recoverDeliveries, resendDelivery } from "@/server/webhooks/delivery-log";
 import { createEndpoint, sendTestEvent } from "@/server/webhooks/endpoints";
 import { CreateWebhookEndpointInput } from "@/server/webhooks/schema";
 import { setTestEnv } from "@/server/webhooks/testing";
+import { handleTrpcRequest } from "@/server/wiring/trpc";
 import { purgeAccountRateLimits, WEBHOOK_ACTION_LIMITS } from "./service";
 
 // docs/security.md, "Limits": the per-account limits of what no API key is counted for (L4 of the security review:

@@ -1,8 +1,8 @@
 import { lt } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
+import { countInFixedWindow } from "@/server/db/fixed-window";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { accountRateLimits } from "./tables";
 
 /**

@@ -3,7 +3,7 @@ import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/p
 /**
  * Fixed windows counting what an account does through the doors that have no API key to count against: dashboard
  * session requests, and webhook test fires, resends and recoveries whatever the door (docs/security.md, "Limits").
- * Keys are hashed; counted with `insert ... on conflict do update ... returning` (server/lib/fixed-window.ts).
+ * Keys are hashed; counted with `insert ... on conflict do update ... returning` (server/db/fixed-window.ts).
  */
 export const accountRateLimits = pgTable(
   "account_rate_limits",

@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -23,3 +24,6 @@ export const LISTEN_OPERATIONS = {
   closeListenSession: { scopes: LISTEN_SCOPES, access: "write", termsGate: false },
   triggerListenEvent: { scopes: LISTEN_SCOPES, access: "write", via: ["api_key"] },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(LISTEN_OPERATIONS);

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { accounts } from "@/server/accounts/tables";
 import { type Actor, actorKey, type ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
@@ -22,6 +21,7 @@ import {
   ORDER_EVENT_TYPES,
 } from "@/server/webhooks/schema";
 import { onWakeDeliveries, wakeDeliveries } from "@/server/webhooks/wake";
+import { authorize } from "./operations";
 import {
   type CreateListenSessionInput,
   LISTEN_IDLE_MS,

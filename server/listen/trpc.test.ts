@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { createDeveloper } from "@/server/accounts/testing";
 import { asAdapter, serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { createCaller } from "@/server/trpc/router";
+import { createCaller } from "@/server/wiring/trpc";
 import { createListenSession, openListenStream } from "./service";
 
 // The dashboard's listen-session procedures (docs/ui.md, "Webhooks"): the account's sessions through the session

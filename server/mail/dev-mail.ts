@@ -7,7 +7,7 @@ type HeaderSource = { get(name: string): string | null };
 /**
  * Whether this process keeps mail for `/dev/mail` at all (docs/security.md, "/dev/mail"): never with SMTP_URL
  * (mail is sent) or DEV_MAIL=0; with DEV_MAIL=1, always; otherwise only outside production. The production start
- * sets DEV_MAIL=1 itself when SMTP_URL is unset and it listens on loopback only (server/http/main.ts).
+ * sets DEV_MAIL=1 itself when SMTP_URL is unset and it listens on loopback only (server/host/main.ts).
  */
 export function isDevMailEnabled(): boolean {
   const config = env();

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueEmail } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
-import { runJob } from "@/server/jobs/registry";
 import { requestSignInCode } from "@/server/sessions/service";
 import { uniqueIp } from "@/server/sessions/testing";
 import { setTestEnv } from "@/server/webhooks/testing";
+import { runJob } from "@/server/wiring/jobs";
 import { deliverPendingMail, listOutbox, queueMail } from "./service";
 import { startSmtp } from "./testing";
 

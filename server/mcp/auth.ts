@@ -6,8 +6,7 @@ import { authenticateAndCount, authenticateAndCountKeyHash } from "@/server/http
 import { resolveAccessToken } from "@/server/oauth/grants";
 import { ALL_MCP_SCOPES, KEY_SCOPE_FOR, type McpScope, normalizeScopes } from "@/server/oauth/scopes";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
-import { findTool } from "./registry";
-import { oauthScopeOf } from "./tool";
+import { findTool, mcpResources } from "./registry";
 
 /**
  * Who is calling `{mcp_url}` (docs/mcp.md, "Authentication"): a static key (`mk_user_*`, `mk_dev_*`) or an OAuth
@@ -121,8 +120,8 @@ export function requiredScopeOf(message: unknown): McpScope | null {
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
   if (method === "tools/call" && typeof params?.name === "string")
     return findTool(params.name)?.scope ?? null;
-  if (method === "resources/list") return oauthScopeOf("listStorefronts");
-  if (method === "resources/read") return oauthScopeOf("getStorefront");
+  if (method === "resources/list") return mcpResources().listScope;
+  if (method === "resources/read") return mcpResources().readScope;
   return null;
 }
 

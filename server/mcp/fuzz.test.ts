@@ -4,8 +4,7 @@ import { createDeveloper } from "@/server/accounts/testing";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
-import { handleMcpRequest } from "./http";
-import { TOOLS } from "./registry";
+import { handleMcpRequest, TOOLS } from "@/server/wiring/mcp";
 
 // docs/mcp.md, "Errors": whatever a client sends as tool arguments, the answer is never a 5xx, and a refusal is an
 // isError result carrying a catalogue error (a 4xx one), or a JSON-RPC protocol error for a malformed call.

@@ -4,10 +4,9 @@ import { type Actor, createServiceContext, type ServiceContext } from "@/server/
 import type { Db } from "@/server/db/client";
 import type { AppError, Language } from "@/server/errors";
 import { toAppError } from "@/server/kit/errors";
-import { getStorefront, listStorefronts } from "@/server/storefronts/service";
-import { id, parseInput } from "@/server/validation";
+import { parseInput } from "@/server/validation";
 import { mcpErrorObject } from "./errors";
-import { findTool, listToolsFor, type ToolListing } from "./registry";
+import { findTool, listToolsFor, mcpResources, type ToolListing } from "./registry";
 
 /**
  * What the MCP methods do, for every protocol revision (docs/mcp.md, "Protocol versions"): `server.ts` registers
@@ -87,7 +86,7 @@ export async function callTool(call: McpCall, name: string, args: unknown): Prom
   const ctx = contextOf(call);
   try {
     // A tool not open to the caller (its operation's door and kind) is refused before its arguments are read.
-    assertAvailableTo(call.actor, definition.operation);
+    assertAvailableTo(call.actor, definition.operation, definition.definition);
     const input = parseInput(definition.input, args ?? {}, call.language);
     const result = (await definition.run(ctx, input as never)) as Record<string, unknown>;
     ctx.runAfterCommit();
@@ -97,59 +96,30 @@ export async function callTool(call: McpCall, name: string, args: unknown): Prom
   }
 }
 
-// Resources: each storefront is readable as marea://storefronts/{storefrontId}.
+// Resources: what the catalogue's `resources` provide (the storefronts, server/storefronts/mcp.ts).
 
-const STOREFRONT_URI = /^marea:\/\/storefronts\/([^/?#]+)$/;
-const STOREFRONT_ID = id();
+export function resourceTemplates() {
+  return mcpResources().templates;
+}
 
-export const RESOURCE_TEMPLATES = [
-  {
-    uriTemplate: "marea://storefronts/{storefrontId}",
-    name: "storefront",
-    title: "Storefront",
-    description: "A storefront as JSON, as marea.get_storefront returns it.",
-    mimeType: "application/json",
-  },
-];
-
-/** `resources/list`: the account's storefronts (the first 100), one resource each. */
+/** `resources/list`: every resource the caller may read. */
 export async function listResources(call: McpCall) {
   const ctx = contextOf(call);
   try {
-    const page = await listStorefronts(ctx, { limit: 100 });
-    return page.data.map((storefront) => ({
-      uri: `marea://storefronts/${storefront.id}`,
-      name: storefront.id,
-      title: storefront.name,
-      mimeType: "application/json",
-    }));
+    return await mcpResources().list(ctx);
   } catch (error) {
     throw protocolErrorOf(failureOf(error, call, "resources/list"), call);
   }
 }
 
-/** `resources/read`: a storefront resource; an unknown URI or storefront is a protocol error (invalid params). */
+/** `resources/read`: one resource; an unknown URI or resource is a protocol error (invalid params). */
 export async function readResource(call: McpCall, uri: string) {
-  const storefrontId = storefrontIdOf(uri);
-  if (storefrontId === null) throw new ProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
+  const resources = mcpResources();
+  if (!resources.names(uri)) throw new ProtocolError(INVALID_PARAMS, `Unknown resource: ${uri}`);
   const ctx = contextOf(call);
   try {
-    const storefront = await getStorefront(ctx, { storefrontId });
-    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(storefront) }] };
+    return await resources.read(ctx, uri);
   } catch (error) {
     throw protocolErrorOf(failureOf(error, call, "resources/read"), call);
   }
-}
-
-/** The storefront id a resource URI names, or null when it names none (not the pattern, or not an id). */
-function storefrontIdOf(uri: string): string | null {
-  const encoded = STOREFRONT_URI.exec(uri)?.[1];
-  if (encoded === undefined) return null;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(encoded);
-  } catch {
-    return null;
-  }
-  return STOREFRONT_ID.safeParse(decoded).success ? decoded : null;
 }

@@ -9,6 +9,7 @@ import { newId } from "@/server/lib/ids";
 import { mcpUrl } from "@/server/oauth/urls";
 import { assertOAuthScopes, authenticateMcpRequest, McpHttpError } from "./auth";
 import type { McpCall } from "./handlers";
+import { installMcpCatalogue, type McpCatalogue } from "./registry";
 import { serveMcp } from "./server";
 
 /**
@@ -76,10 +77,15 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   });
 }
 
-export async function handleMcpRequest(
-  request: Request,
-  options: { now?: () => Date } = {},
-): Promise<Response> {
+/** The MCP door over a catalogue of tools and resources (server/wiring/mcp.ts gives the app's). */
+export function createMcpDoor(
+  catalogue: McpCatalogue,
+): (request: Request, options?: { now?: () => Date }) => Promise<Response> {
+  installMcpCatalogue(catalogue);
+  return handleMcpRequest;
+}
+
+async function handleMcpRequest(request: Request, options: { now?: () => Date } = {}): Promise<Response> {
   const now = options.now ?? (() => new Date());
   const state: State = {
     requestId: newId("req"),

@@ -8,13 +8,12 @@ import { ERROR_CATALOGUE } from "@/server/errors";
 import { KEY_SCOPE_FOR } from "@/server/oauth/scopes";
 import { connectTestApp } from "@/server/oauth/testing";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
-import { OPERATIONS } from "@/server/operations";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { awayFromMinuteEdge, call } from "@/server/testing/api";
 import { createTestEndpoint } from "@/server/webhooks/testing";
-import { handleMcpRequest } from "./http";
-import { TOOLS } from "./registry";
+import { handleMcpRequest, TOOLS } from "@/server/wiring/mcp";
+import { OPERATIONS, type OperationName } from "@/server/wiring/operations";
 import { CLIENT_ERAS, connectClient } from "./testing";
 
 // docs/mcp.md, "Tools" and "Authentication": the MCP endpoint in-process, driven by the official client SDK.
@@ -71,7 +70,7 @@ describe("the tool registry", () => {
       const operation =
         definition.name.includes("webhook") || definition.name.includes("deliveries")
           ? OPERATIONS.readMerchantWebhookEndpoints
-          : OPERATIONS[definition.operation];
+          : OPERATIONS[definition.operation as OperationName];
       const scopes: readonly string[] = operation.scopes;
       if (scopes.length > 0) expect(scopes, definition.name).toContain(KEY_SCOPE_FOR[definition.scope]);
       expect(definition.annotations.readOnlyHint, definition.name).toBe(operation.access === "read");

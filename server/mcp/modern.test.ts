@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { connectTestApp } from "@/server/oauth/testing";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
-import { handleMcpRequest } from "./http";
+import { handleMcpRequest } from "@/server/wiring/mcp";
 import { connectClient } from "./testing";
 
 // docs/mcp.md, "Protocol versions": the stateless revision 2026-07-28 beside the handshake-based ones, on the same

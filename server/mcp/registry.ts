@@ -1,31 +1,64 @@
 import { z } from "zod";
 import { isAvailableTo } from "@/server/accounts/authorize";
-import { accountTools } from "@/server/accounts/mcp";
-import type { Actor } from "@/server/context";
-import { eventTools } from "@/server/events/mcp";
-import { fileTools } from "@/server/files/mcp";
-import { orderTools } from "@/server/orders/mcp";
-import { productTools } from "@/server/products/mcp";
-import { storefrontTools } from "@/server/storefronts/mcp";
-import { webhookTools } from "@/server/webhooks/mcp";
+import type { Actor, ServiceContext } from "@/server/context";
+import type { McpScope } from "@/server/oauth/scopes";
 import type { ToolDefinition } from "./tool";
 
-/** Every tool, in the order `tools/list` shows them (deterministic, so clients can cache the list). */
-export const TOOLS: readonly ToolDefinition[] = [
-  ...accountTools.slice(0, 1),
-  ...storefrontTools,
-  ...productTools,
-  ...fileTools,
-  ...orderTools,
-  ...webhookTools,
-  ...eventTools,
-  ...accountTools.slice(1),
-];
+/** A resource template, as `resources/templates/list` shows it. */
+export type ResourceTemplate = {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+};
 
-const BY_NAME = new Map(TOOLS.map((definition) => [definition.name, definition]));
+/** The resources the MCP door serves, provided by a feature (server/storefronts/mcp.ts). */
+export type McpResources = {
+  templates: ResourceTemplate[];
+  /** The `marea.*` scope an OAuth token needs to list them, and to read one (null: none). */
+  listScope: McpScope | null;
+  readScope: McpScope | null;
+  list: (
+    ctx: ServiceContext,
+  ) => Promise<Array<{ uri: string; name: string; title: string; mimeType: string }>>;
+  /** Whether the URI names a resource of this kind at all (else the protocol's invalid params). */
+  names: (uri: string) => boolean;
+  read: (
+    ctx: ServiceContext,
+    uri: string,
+  ) => Promise<{ contents: Array<{ uri: string; mimeType: string; text: string }> }>;
+};
+
+/** What the MCP door serves: every tool, in the order `tools/list` shows them, and the resources. */
+export type McpCatalogue = { tools: readonly ToolDefinition[]; resources: McpResources };
+
+type Installed = { catalogue: McpCatalogue; byName: Map<string, ToolDefinition>; listings?: ToolListing[] };
+let installed: Installed | undefined;
+
+/**
+ * Sets what the door serves; `createMcpDoor` (http.ts) calls it with the catalogue server/wiring/mcp.ts gathers,
+ * so this kit names no feature's tools. One catalogue per process.
+ */
+export function installMcpCatalogue(catalogue: McpCatalogue): void {
+  installed = {
+    catalogue,
+    byName: new Map(catalogue.tools.map((definition) => [definition.name, definition])),
+  };
+}
+
+function current(): Installed {
+  if (!installed)
+    throw new Error("MCP door used before server/wiring/mcp.ts gave it its tools (createMcpDoor)");
+  return installed;
+}
 
 export function findTool(name: string): ToolDefinition | undefined {
-  return BY_NAME.get(name);
+  return current().byName.get(name);
+}
+
+export function mcpResources(): McpResources {
+  return current().catalogue.resources;
 }
 
 /**
@@ -33,7 +66,7 @@ export function findTool(name: string): ToolDefinition | undefined {
  * `marea.bootstrap_user` only for developer keys); scopes decide when it runs.
  */
 export function canSeeTool(definition: ToolDefinition, actor: Actor): boolean {
-  return isAvailableTo(actor, definition.operation);
+  return isAvailableTo(actor, definition.definition);
 }
 
 /** A tool as `tools/list` describes it. */
@@ -59,11 +92,10 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): ObjectSchema {
   return { ...rest, type: "object" };
 }
 
-let listings: ToolListing[] | undefined;
-
 /** The JSON Schemas are made once per process, not per request. */
 function allListings(): ToolListing[] {
-  listings ??= TOOLS.map((definition) => ({
+  const state = current();
+  state.listings ??= state.catalogue.tools.map((definition) => ({
     name: definition.name,
     title: definition.title,
     description: definition.description,
@@ -71,10 +103,11 @@ function allListings(): ToolListing[] {
     outputSchema: jsonSchema(definition.output, "output"),
     annotations: { title: definition.title, ...definition.annotations },
   }));
-  return listings;
+  return state.listings;
 }
 
 /** What `tools/list` shows this caller: `marea.bootstrap_user` only to developer keys. */
 export function listToolsFor(actor: Actor): ToolListing[] {
-  return allListings().filter((_, index) => canSeeTool(TOOLS[index] as ToolDefinition, actor));
+  const tools = current().catalogue.tools;
+  return allListings().filter((_, index) => canSeeTool(tools[index] as ToolDefinition, actor));
 }

@@ -14,8 +14,8 @@ import {
   listResources,
   listTools,
   type McpCall,
-  RESOURCE_TEMPLATES,
   readResource,
+  resourceTemplates,
   SERVER_INFO,
 } from "./handlers";
 
@@ -65,7 +65,7 @@ export function serverFor(call: McpCall): Server {
     callTool(call, request.params.name, request.params.arguments),
   );
   server.setRequestHandler("resources/list", async () => ({ resources: await listResources(call) }));
-  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: resourceTemplates() }));
   server.setRequestHandler("resources/read", (request) => readResource(call, request.params.uri));
   return server;
 }

@@ -7,7 +7,6 @@ import {
   type OAuthTokens,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { handleV1Request } from "@/server/http/router";
 import {
   handleAuthorizationServerMetadata,
   handleAuthorize,
@@ -17,7 +16,8 @@ import {
   handleToken,
 } from "@/server/oauth/http";
 import { mcpUrl } from "@/server/oauth/urls";
-import { handleMcpRequest } from "./http";
+import { handleMcpRequest } from "@/server/wiring/mcp";
+import { handleV1Request } from "@/server/wiring/rest";
 
 /**
  * The service's HTTP doors in-process, as `fetch`: what the official MCP client SDK talks to in tests that need

@@ -1,5 +1,4 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { issueKey } from "@/server/accounts/keys";
 import { userScopesFor } from "@/server/accounts/scopes";
 import { apiKeys } from "@/server/accounts/tables";
@@ -13,6 +12,7 @@ import { clientHost, type OAuthClientRow, redirectUriMatches, resolveClient } fr
 import type { ConsentRequestDto } from "./dto";
 import { type AuthorizePageReason, OAuthError } from "./errors";
 import { consumeLimit, type WindowedLimit } from "./limits";
+import { authorize } from "./operations";
 import { KEY_SCOPE_FOR, type McpScope, normalizeScopes, parseScopeParameter } from "./scopes";
 import { oauthAuthorizationRequests, oauthClients, oauthGrants, oauthTokens } from "./tables";
 import { hashOf, isOurResource, newSecret } from "./tokens";

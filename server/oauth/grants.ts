@@ -1,5 +1,4 @@
 import { and, asc, eq, gt, isNotNull, isNull, lt, notExists, or, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
@@ -8,6 +7,7 @@ import { AppError } from "@/server/errors";
 import { log } from "@/server/lib/log";
 import { clientHost } from "./clients";
 import type { ConnectedAppDto } from "./dto";
+import { authorize } from "./operations";
 import { type McpScope, normalizeScopes } from "./scopes";
 import {
   oauthAuthorizationRequests,

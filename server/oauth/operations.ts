@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import type { OperationDefinition } from "@/server/operations";
 
 /**
@@ -11,3 +12,6 @@ export const OAUTH_OPERATIONS = {
   // Leaving must stay possible whatever the terms say (as cancelling the account does).
   disconnectApp: { scopes: [], access: "write", termsGate: false, via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(OAUTH_OPERATIONS);

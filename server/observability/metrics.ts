@@ -6,7 +6,7 @@ import { env } from "@/server/env";
  * The Prometheus metrics of one process (docs/operations.md, "Observability"). Off unless METRICS_TOKEN or
  * METRICS_PORT is set: then `metrics()` is null and every caller skips its counting.
  *
- * The production start (server/http/main.ts) and Next's bundle (instrumentation.ts and the services) are two
+ * The production start (server/host/main.ts) and Next's bundle (instrumentation.ts and the services) are two
  * module graphs in one process. prom-client is a server-external package (next.config.ts), so both load the same
  * copy and its global registry; the metric objects are kept on `globalThis` under a registered symbol, so both
  * graphs count into the same ones. In a cluster (WEB_CONCURRENCY > 1) the primary asks every worker for its
@@ -58,7 +58,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 function create(): Metrics {
   const registry = client.register;
   client.collectDefaultMetrics({ register: registry });
-  // A cluster's worker answers the primary's requests for its registry (server/observability/metrics-server.ts).
+  // A cluster's worker answers the primary's requests for its registry (server/host/metrics-server.ts).
   if (cluster.isWorker) new client.AggregatorRegistry();
   const pool: PoolFacts = { max: 0, reserved: 0, waitingReserve: 0, pending: new Set() };
   const created: Metrics = {
@@ -175,7 +175,7 @@ export async function metricsText(): Promise<string> {
 
 export const METRICS_CONTENT_TYPE = client.register.contentType;
 
-/** Times `run`, counting it as a job run (server/jobs/registry.ts). */
+/** Times `run`, counting it as a job run (server/jobs/runner.ts). */
 export async function observeJob<T>(job: string, run: () => Promise<T>): Promise<T> {
   const m = metrics();
   if (!m) return run();

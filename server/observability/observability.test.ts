@@ -6,7 +6,13 @@ import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
-import { runJob } from "@/server/jobs/registry";
+import {
+  doorOf,
+  metricsAuthorized,
+  nextRoutePatterns,
+  pathnameOf,
+  routeOf,
+} from "@/server/host/observability";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { freePort, type ProductionServer, startProductionServer } from "@/server/testing/production-server";
 import { testDatabaseKind } from "@/server/testing/setup-db";
@@ -18,7 +24,7 @@ import {
   setTestEnv,
   startReceiver,
 } from "@/server/webhooks/testing";
-import { doorOf, metricsAuthorized, nextRoutePatterns, pathnameOf, routeOf } from "./http";
+import { runJob } from "@/server/wiring/jobs";
 import { metrics, metricsText } from "./metrics";
 
 // docs/operations.md, "Observability": /metrics (off by default; METRICS_TOKEN on PORT, or METRICS_PORT), OTLP

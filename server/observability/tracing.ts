@@ -8,7 +8,7 @@ import { env } from "@/server/env";
 
 /**
  * OpenTelemetry traces (docs/operations.md, "Traces"), on when OTEL_EXPORTER_OTLP_ENDPOINT is set: a span per
- * request at each door (server/http/main.ts), a child span per database statement of the services it calls
+ * request at each door (server/host/main.ts), a child span per database statement of the services it calls
  * (server/db/round-trips.ts), a span per webhook delivery attempt (server/webhooks/delivery.ts). Spans go in
  * batches over OTLP/HTTP (JSON) to `{endpoint}/v1/traces`; the exporter's own OTEL_* variables apply.
  *

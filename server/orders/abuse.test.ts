@@ -1,16 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
+import { windowStartOf } from "@/server/db/fixed-window";
 import type { AppError } from "@/server/errors";
-import { runJob } from "@/server/jobs/registry";
 import { sha256Hex } from "@/server/lib/crypto";
-import { windowStartOf } from "@/server/lib/fixed-window";
 import { getProduct, updateProduct } from "@/server/products/service";
 import { uniqueIp } from "@/server/sessions/testing";
 import { publishStorefront } from "@/server/storefronts/publish";
 import { createMerchant } from "@/server/storefronts/testing";
 import { contextWith, serviceContextFor } from "@/server/testing/context";
 import { webhookEvents } from "@/server/webhooks/tables";
+import { runJob } from "@/server/wiring/jobs";
 import { cancelStalePublicOrders, updateOrderStatus } from "./lifecycle";
 import { PUBLIC_ORDER_LIMITS } from "./limits";
 import { createOrder, placePublicOrder } from "./place";

@@ -1,5 +1,4 @@
 import { and, asc, eq, lt } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
@@ -11,6 +10,7 @@ import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { type OrderRow, toOrderDto } from "./dto";
 import { PUBLIC_ORDER_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import { lineTitle } from "./options";
 import type { CustomStatus, OrderDto, OrderStatus, PayOrderInput, UpdateOrderInput } from "./schema";
 import { restock } from "./stock";

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
-import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor, writes } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
 import { updateOrderStatus } from "./lifecycle";
+import { ORDER_OPERATIONS } from "./operations";
 import { OrderDto, UpdateOrderInput } from "./schema";
 import { listOrders } from "./service";
+
+const tool = toolsFor(ORDER_OPERATIONS);
 
 /** Order tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Orders"). */
 export const orderTools = [

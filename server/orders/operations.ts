@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -9,3 +10,6 @@ export const ORDER_OPERATIONS = {
   updateOrderStatus: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
   payOrder: { scopes: [SCOPES.catalogWrite], access: "write" },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(ORDER_OPERATIONS);

@@ -1,18 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { countInFixedWindow } from "@/server/db/fixed-window";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError, ERROR_CATALOGUE, type Language } from "@/server/errors";
+import { MAX_AMOUNT } from "@/server/fields";
 import { sha256Hex } from "@/server/lib/crypto";
-import { countInFixedWindow } from "@/server/lib/fixed-window";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { products } from "@/server/products/tables";
 import { storefrontChangedAfterCommit } from "@/server/storefronts/changes";
 import { type StorefrontRow, toStorefrontDto } from "@/server/storefronts/dto";
-import { MAX_AMOUNT } from "@/server/storefronts/fields";
 import { findLiveStorefront, findPublishedStorefront } from "@/server/storefronts/lookup";
 import { openingState } from "@/server/storefronts/opening-hours";
 import { paymentMethodsFor, timeZoneFor } from "@/server/storefronts/settings";
@@ -22,6 +21,7 @@ import { wakeDeliveries } from "@/server/webhooks/wake";
 import { toOrderDto, toStoredOrderItem } from "./dto";
 import { orderEventData } from "./lifecycle";
 import { ORDER_LIMITS, PUBLIC_ORDER_LIMITS } from "./limits";
+import { authorize } from "./operations";
 import { roundMoney as money } from "./options";
 import {
   type DeliverySettings,

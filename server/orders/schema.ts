@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { safeText } from "@/server/fields";
 import { ListQuery } from "@/server/lib/pagination";
-import { safeText } from "@/server/storefronts/fields";
 import { WhatsappInput } from "@/server/storefronts/schema";
 import { localizedError, pathId, text } from "@/server/validation";
 import { ORDER_LIMITS, PUBLIC_ORDER_LIMITS } from "./limits";

@@ -1,5 +1,4 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import { AppError } from "@/server/errors";
 import { inRequestedOrder, toPages } from "@/server/lib/batch";
@@ -7,6 +6,7 @@ import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pa
 import { findLiveStorefront, liveStorefrontsOf } from "@/server/storefronts/lookup";
 import { storefronts } from "@/server/storefronts/tables";
 import { toOrderDto } from "./dto";
+import { authorize } from "./operations";
 import type { OrderDto, OrderStatus, PaymentStatus } from "./schema";
 import { orders } from "./tables";
 

@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES, WEBHOOK_SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -9,3 +10,6 @@ export const OVERVIEW_OPERATIONS = {
   getMerchantOverview: { scopes: [SCOPES.catalogRead], access: "read", via: ["session"] },
   getDeliveryOverview: { scopes: WEBHOOK_SCOPES, access: "read", via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(OVERVIEW_OPERATIONS);

@@ -1,5 +1,4 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeUrl } from "@/server/accounts/plans";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import type { ServiceContext } from "@/server/context";
@@ -7,6 +6,7 @@ import { queryRows } from "@/server/db/client";
 import { publicUrlOf } from "@/server/storefronts/dto";
 import { timeZoneFor } from "@/server/storefronts/settings";
 import { storefronts } from "@/server/storefronts/tables";
+import { authorize } from "./operations";
 import type {
   DeliveryOverviewDto,
   DeliveryStatusCounts,

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
-import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor, writes } from "@/server/mcp/tool";
 import { DeletedResponse } from "@/server/storefronts/schema";
 import { id } from "@/server/validation";
+import { PRODUCT_OPERATIONS } from "./operations";
 import { ProductDto, ProductList, ProductManifest, ProductParams, UpdateProductInput } from "./schema";
 import { createProduct, deleteProduct, listProducts, updateProduct } from "./service";
+
+const tool = toolsFor(PRODUCT_OPERATIONS);
 
 /** Product tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Products"). */
 export const productTools = [

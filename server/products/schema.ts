@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ErrorEnvelope } from "@/server/errors";
+import { amount, httpUrl, safeText } from "@/server/fields";
 import { ListQuery } from "@/server/lib/pagination";
-import { amount, httpUrl, safeText } from "@/server/storefronts/fields";
 import { localized, pathId, text } from "@/server/validation";
 
 /**

@@ -11,7 +11,6 @@ import {
   type SQLWrapper,
   sql,
 } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
 import { accounts } from "@/server/accounts/tables";
@@ -34,6 +33,7 @@ import { findLiveStorefront, liveStorefrontsOf } from "@/server/storefronts/look
 import { storefronts } from "@/server/storefronts/tables";
 import { type ProductRow, toProductDto } from "./dto";
 import { processProductImages } from "./images";
+import { authorize } from "./operations";
 import type {
   BatchCreateProductsInput,
   ProductCatalogSummary,

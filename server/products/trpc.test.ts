@@ -6,7 +6,7 @@ import { signedInSession } from "@/server/sessions/testing";
 import { createMerchant, createTestStorefront, setProductCount } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
 import { createTrpcContextFromRequest } from "@/server/trpc/context";
-import { appRouter, createCaller } from "@/server/trpc/router";
+import { appRouter, createCaller } from "@/server/wiring/trpc";
 
 // The dashboard's product procedures (docs/ui.md, "Products") through the tRPC caller on a real database: the
 // same services, rules and error codes as /v1.

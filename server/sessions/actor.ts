@@ -1,7 +1,7 @@
 import { sessionActorOf } from "@/server/accounts/actors";
 import type { Actor } from "@/server/context";
 import type { Db } from "@/server/db/client";
-import { readCookie, SESSION_COOKIE } from "./cookies";
+import { readCookie, SESSION_COOKIE } from "@/server/kit/cookies";
 import type { SignedInAccountDto } from "./schema";
 import { resolveSignedInSession } from "./service";
 

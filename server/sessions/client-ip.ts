@@ -14,7 +14,7 @@ import {
  * The client address every per-IP limit counts against (public orders, sign-in code requests and tries, OAuth
  * dynamic registration): docs/security.md, "Client addresses".
  *
- * 1. The peer is the socket's remote address, which the production start (server/http/main.ts) writes into a
+ * 1. The peer is the socket's remote address, which the production start (server/host/main.ts) writes into a
  *    header of its own on every request (server/http/peer.ts), replacing any copy a client sent. Under `next
  *    dev` (and in tests that call a handler directly) there is no such server: `npm run dev` listens on
  *    127.0.0.1 only, so the peer is taken to be 127.0.0.1. Under `next start` alone (NODE_ENV=production

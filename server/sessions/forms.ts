@@ -1,6 +1,7 @@
 import { dbReady } from "@/server/db/client";
 import { AppError, isAppError } from "@/server/errors";
 import { BODY_LIMITS } from "@/server/kit/body";
+import { readCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "@/server/kit/cookies";
 import { formFields, readFormBody, refusedForm, seeOther } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
 import { clientIp } from "./client-ip";
@@ -10,9 +11,6 @@ import {
   decodePendingSignIn,
   type PendingSignIn,
   pendingSignInCookie,
-  readCookie,
-  SESSION_COOKIE,
-  SIGN_IN_COOKIE,
   sessionCookie,
 } from "./cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "./next-path";

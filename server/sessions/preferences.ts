@@ -1,8 +1,9 @@
 import { isAppError, messageFor } from "@/server/errors";
 import { BODY_LIMITS } from "@/server/kit/body";
+import { LANGUAGE_COOKIE, THEME_COOKIE } from "@/server/kit/cookies";
 import { readFormBody } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
-import { LANGUAGE_COOKIE, preferenceCookie, THEME_COOKIE } from "./cookies";
+import { preferenceCookie } from "./cookies";
 import { sameSitePath } from "./next-path";
 import { isAppOrigin, isSameOrigin } from "./origin";
 

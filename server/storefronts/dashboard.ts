@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
 import type { ServiceContext } from "@/server/context";
@@ -15,6 +14,7 @@ import {
   toStorefrontDto,
 } from "./dto";
 import { findLiveStorefront } from "./lookup";
+import { authorize } from "./operations";
 import type { StorefrontSettingsDto, UpdateStorefrontSettingsInput } from "./schema";
 import { paymentMethodsFor, timeZoneFor } from "./settings";
 import { storefronts } from "./tables";

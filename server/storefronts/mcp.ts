@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { renderRejected } from "@/server/kit/rejected";
 import { ListQuery } from "@/server/lib/pagination";
-import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import type { McpResources } from "@/server/mcp/registry";
+import { oauthScopeOf, READ_ONLY, toolsFor, writes } from "@/server/mcp/tool";
 import { id, text } from "@/server/validation";
+import { STOREFRONT_OPERATIONS } from "./operations";
 import { updateStorefront } from "./patch";
 import { publishStorefront, unpublishStorefront } from "./publish";
 import {
@@ -14,6 +16,8 @@ import {
   UpdateStorefrontInput,
 } from "./schema";
 import { createStorefront, getStorefront, listStorefronts } from "./service";
+
+const tool = toolsFor(STOREFRONT_OPERATIONS);
 
 /** Storefront tools (docs/mcp.md, "Tools"): each one service function, as over /v1 (docs/api.md, "Storefronts"). */
 export const storefrontTools = [
@@ -102,3 +106,51 @@ export const storefrontTools = [
     (ctx, input) => unpublishStorefront(ctx, input),
   ),
 ];
+
+// Resources: each storefront is readable as marea://storefronts/{storefrontId}.
+
+const STOREFRONT_URI = /^marea:\/\/storefronts\/([^/?#]+)$/;
+const STOREFRONT_ID = id();
+
+/** The storefront id a resource URI names, or null when it names none (not the pattern, or not an id). */
+function storefrontIdOf(uri: string): string | null {
+  const encoded = STOREFRONT_URI.exec(uri)?.[1];
+  if (encoded === undefined) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
+  return STOREFRONT_ID.safeParse(decoded).success ? decoded : null;
+}
+
+/** The MCP resources (docs/mcp.md, "Scopes"): the account's storefronts, as marea.get_storefront returns them. */
+export const storefrontResources: McpResources = {
+  templates: [
+    {
+      uriTemplate: "marea://storefronts/{storefrontId}",
+      name: "storefront",
+      title: "Storefront",
+      description: "A storefront as JSON, as marea.get_storefront returns it.",
+      mimeType: "application/json",
+    },
+  ],
+  listScope: oauthScopeOf(STOREFRONT_OPERATIONS.listStorefronts),
+  readScope: oauthScopeOf(STOREFRONT_OPERATIONS.getStorefront),
+  /** `resources/list`: the account's storefronts (the first 100), one resource each. */
+  list: async (ctx) => {
+    const page = await listStorefronts(ctx, { limit: 100 });
+    return page.data.map((storefront) => ({
+      uri: `marea://storefronts/${storefront.id}`,
+      name: storefront.id,
+      title: storefront.name,
+      mimeType: "application/json",
+    }));
+  },
+  names: (uri) => storefrontIdOf(uri) !== null,
+  read: async (ctx, uri) => {
+    const storefront = await getStorefront(ctx, { storefrontId: storefrontIdOf(uri) ?? "" });
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(storefront) }] };
+  },
+};

@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -16,3 +17,6 @@ export const STOREFRONT_OPERATIONS = {
   // A developer reads the storefronts of the accounts it bootstrapped (GraphQL `User.storefronts`).
   listBootstrappedUserStorefronts: { scopes: [SCOPES.developerRead], access: "read" },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(STOREFRONT_OPERATIONS);

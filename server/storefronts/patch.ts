@@ -1,6 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { authorize } from "@/server/accounts/authorize";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { isTransaction } from "@/server/db/transaction";
@@ -10,6 +9,7 @@ import { scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
 import { findLiveStorefront } from "./lookup";
+import { authorize } from "./operations";
 import type { StorefrontDto, UpdateStorefrontInput } from "./schema";
 import { brandingFileReferences, isSlugTaken, normalizeBranding, slugTaken } from "./service";
 import { storefronts } from "./tables";

@@ -1,5 +1,4 @@
 import { and, asc, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
@@ -15,6 +14,7 @@ import { type BrandingImages, brandingImagesOf } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { toStorefrontDto } from "./dto";
 import { findLiveStorefront, findPublishedStorefront, isPublishedStorefront } from "./lookup";
+import { authorize } from "./operations";
 import type { StorefrontDto } from "./schema";
 import { isSlugTaken, slugTaken } from "./service";
 import { paymentMethodsFor, timeZoneFor } from "./settings";

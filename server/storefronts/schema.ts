@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { amount, httpUrl, safeText } from "@/server/fields";
 import { ProductDto, ProductManifest, RejectedProductDto } from "@/server/products/schema";
 import { jsonValue, localized, localizedError, pathId } from "@/server/validation";
 import { BUSINESS_TYPES, CURRENCY_CODES } from "./enums";
-import { amount, httpUrl, safeText } from "./fields";
 import { canonicalTimeZone } from "./time-zones";
 
 /** The maxima of a storefront's texts and lists (docs/api.md, "Storefronts", "Maxima"). */

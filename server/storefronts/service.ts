@@ -1,5 +1,4 @@
 import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { authorize } from "@/server/accounts/authorize";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
@@ -16,6 +15,7 @@ import { scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { toStorefrontDto } from "./dto";
 import { findLiveStorefront, findLiveStorefronts } from "./lookup";
+import { authorize } from "./operations";
 import { type CreateStorefrontInput, type StorefrontDto, THEME_PRESETS } from "./schema";
 import { storefronts } from "./tables";
 

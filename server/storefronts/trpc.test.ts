@@ -10,7 +10,7 @@ import { signInThroughMail } from "@/server/sessions/testing";
 import { asAdapter, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { createTrpcContextFromRequest } from "@/server/trpc/context";
 import type { TrpcErrorData } from "@/server/trpc/init";
-import { appRouter, createCaller } from "@/server/trpc/router";
+import { appRouter, createCaller } from "@/server/wiring/trpc";
 import { createMerchant, createTestStorefront } from "./testing";
 
 // The dashboard's storefront procedures (docs/ui.md, "Storefronts"), called through the server-side caller on a

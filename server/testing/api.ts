@@ -1,4 +1,4 @@
-import { handleV1Request } from "@/server/http/router";
+import { handleV1Request } from "@/server/wiring/rest";
 
 export type ApiResult<T = Record<string, unknown>> = {
   status: number;

@@ -45,7 +45,7 @@ function ignored(file: string): boolean {
   return out;
 }
 
-/** Every file the production start's module graph reaches from server/http/main.ts (relative and `@/` imports). */
+/** Every file the production start's module graph reaches from server/host/main.ts (relative and `@/` imports). */
 function importGraph(entry: string): Set<string> {
   const seen = new Set<string>();
   const queue = [entry];
@@ -79,7 +79,7 @@ describe("the container's build context (Docker is not available here)", () => {
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
     const cmd = /^CMD (\[.*\])$/m.exec(runtime)?.[1];
-    expect(JSON.parse(cmd ?? "[]")).toEqual(["node", "--import", "tsx", "server/http/main.ts"]);
+    expect(JSON.parse(cmd ?? "[]")).toEqual(["node", "--import", "tsx", "server/host/main.ts"]);
     // Production dependencies only: the build stage prunes the dev ones before the runtime copies node_modules.
     expect(stage("build").join("\n")).toMatch(/npm prune --omit=dev/);
     expect(runtime).toMatch(/COPY --from=build \/app\/node_modules/);
@@ -127,7 +127,7 @@ describe("the container's build context (Docker is not available here)", () => {
       "tsconfig.json",
     ])
       expect(copied, needed).toContain(needed);
-    const files = importGraph("server/http/main.ts");
+    const files = importGraph("server/host/main.ts");
     expect(files.size).toBeGreaterThan(10);
     for (const file of files)
       expect(

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 
 /** The production start's command line, as `npm start` runs it after `next build` (package.json). */
-export const PRODUCTION_START = ["--import", "tsx", "server/http/main.ts"];
+export const PRODUCTION_START = ["--import", "tsx", "server/host/main.ts"];
 
 export type ProductionServer = {
   baseUrl: string;
@@ -35,7 +35,7 @@ export function hasProductionBuild(): boolean {
 }
 
 /**
- * Starts the production start (server/http/main.ts over `.next`) on a free loopback port in its own process
+ * Starts the production start (server/host/main.ts over `.next`) on a free loopback port in its own process
  * group, and resolves once `/healthz` answers 200. `env` adds to (or, with undefined, removes from) this
  * process's environment.
  */

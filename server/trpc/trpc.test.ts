@@ -7,8 +7,8 @@ import { ERROR_CATALOGUE } from "@/server/errors";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
+import { appRouter, createCaller } from "@/server/wiring/trpc";
 import { createTrpcContextFromRequest } from "./context";
-import { appRouter, createCaller } from "./router";
 
 // The tRPC door (docs/ui.md, "tRPC"): the session cookie's actor, Origin-checked mutations, catalogue errors.
 

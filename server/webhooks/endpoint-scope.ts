@@ -1,7 +1,7 @@
-import { assertAvailableTo, authorize } from "@/server/accounts/authorize";
+import { assertAvailableTo } from "@/server/accounts/authorize";
 import { type Actor, requireActor, type ServiceContext } from "@/server/context";
-import { OPERATIONS } from "@/server/operations";
-import type { WEBHOOK_OPERATIONS } from "./operations";
+import type { OperationDefinition } from "@/server/operations";
+import { authorize, WEBHOOK_OPERATIONS } from "./operations";
 import type { EndpointScope } from "./schema";
 
 /**
@@ -37,11 +37,10 @@ export function authorizeEndpoints(
 ): { actor: Actor; scope: EndpointScope } {
   const acting = scope ?? defaultEndpointScope(requireActor(ctx));
   if (acting === "developer") return { actor: authorize(ctx, operation), scope: acting };
+  const definition: OperationDefinition = WEBHOOK_OPERATIONS[operation];
   const merchant =
-    OPERATIONS[operation].access === "read"
-      ? "readMerchantWebhookEndpoints"
-      : "writeMerchantWebhookEndpoints";
+    definition.access === "read" ? "readMerchantWebhookEndpoints" : "writeMerchantWebhookEndpoints";
   const actor = authorize(ctx, merchant);
-  assertAvailableTo(actor, operation);
+  assertAvailableTo(actor, operation, definition);
   return { actor, scope: acting };
 }

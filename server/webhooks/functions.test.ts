@@ -4,17 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
-import { JOB_NAMES } from "@/server/jobs/registry";
 import { listOutbox } from "@/server/mail/service";
+import { jobFunctions } from "@/server/wiring/inngest";
+import { JOB_NAMES } from "@/server/wiring/jobs";
 import { attemptDelivery } from "./delivery";
 import { emitEvent } from "./events";
-import {
-  DELIVERY_EVENT,
-  deliverWebhookFunction,
-  dispatchSweepFunction,
-  INNGEST_OWNER,
-  jobFunctions,
-} from "./functions";
+import { DELIVERY_EVENT, deliverWebhookFunction, dispatchSweepFunction, INNGEST_OWNER } from "./functions";
 import { webhookDeliveries } from "./tables";
 import { createTestEndpoint, type Receiver, setTestEnv, startReceiver } from "./testing";
 import { verifyWebhookSignature } from "./verify";

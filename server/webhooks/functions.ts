@@ -1,8 +1,6 @@
 import { Inngest } from "inngest";
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
-import { JOB_NAMES } from "@/server/jobs/registry";
-import { runScheduledJob } from "@/server/jobs/scheduler";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail } from "@/server/mail/service";
 import { attemptDelivery, claimForEngine, loadDeliveryJob, releaseDeliveries } from "./delivery";
@@ -123,24 +121,6 @@ export const dispatchSweepFunction = inngest.createFunction(
     return { dispatched: requests.length };
   },
 );
-
-/** When each job of server/jobs/registry.ts runs under Inngest (UTC); jobs not listed run daily at 03:30. */
-const JOB_CRONS: Record<string, string> = {
-  "purge-deliveries": "15 3 * * *",
-  // Unaccepted public orders hold stock: cancel them within 10 minutes of their expiry (docs/api.md).
-  "expire-public-orders": "*/10 * * * *",
-  "purge-idempotency-keys": "0 * * * *",
-  "purge-rate-limits": "45 3 * * *",
-};
-
-export const jobFunctions = JOB_NAMES.map((name) =>
-  inngest.createFunction(
-    { id: `job-${name}`, name: `Job: ${name}`, triggers: [{ cron: JOB_CRONS[name] ?? "30 3 * * *" }] },
-    async ({ step }) => step.run(name, async () => runScheduledJob(await dbReady(), name, new Date())),
-  ),
-);
-
-export const inngestFunctions = [deliverWebhookFunction, dispatchSweepFunction, ...jobFunctions];
 
 /** Inngest mode: hand deliveries over right after commits (fire and forget; the cron sweep is the net). */
 export function startInngestDispatcher(): () => void {

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
-import { READ_ONLY, tool } from "@/server/mcp/tool";
+import { READ_ONLY, toolsFor } from "@/server/mcp/tool";
 import { id } from "@/server/validation";
 import { listDeliveries } from "./delivery-log";
 import { listEndpoints } from "./endpoints";
+import { WEBHOOK_OPERATIONS } from "./operations";
 import { WebhookDeliveryList, WebhookEndpointList } from "./schema";
+
+const tool = toolsFor(WEBHOOK_OPERATIONS);
 
 /**
  * Webhook tools (docs/mcp.md, "Tools"): a developer key reads its developer endpoints (as over /v1); a user key or

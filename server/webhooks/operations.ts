@@ -1,3 +1,4 @@
+import { authorizerFor } from "@/server/accounts/authorize";
 import { SCOPES, WEBHOOK_SCOPES } from "@/server/accounts/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
@@ -23,3 +24,6 @@ export const WEBHOOK_OPERATIONS = {
   readMerchantWebhookEndpoints: { scopes: [SCOPES.catalogRead], access: "read" },
   writeMerchantWebhookEndpoints: { scopes: [SCOPES.catalogWrite], access: "write" },
 } as const satisfies Record<string, OperationDefinition>;
+
+/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+export const authorize = authorizerFor(WEBHOOK_OPERATIONS);

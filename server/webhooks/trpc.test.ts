@@ -9,7 +9,7 @@ import { ERROR_CATALOGUE } from "@/server/errors";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
 import { createTrpcContextFromRequest } from "@/server/trpc/context";
-import { appRouter, createCaller } from "@/server/trpc/router";
+import { appRouter, createCaller } from "@/server/wiring/trpc";
 
 // The dashboard's webhook procedures through the tRPC caller and door (docs/ui.md, "tRPC"; docs/webhooks.md):
 // the same operations table as /v1 decides, another account's endpoint is not found, errors keep the catalogue's

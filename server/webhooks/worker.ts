@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { type Db, databaseKind, dbReady, isDatabaseUnavailable } from "@/server/db/client";
 import { subscribeNotifications } from "@/server/db/listen";
 import { env } from "@/server/env";
-import { startJobScheduler } from "@/server/jobs/scheduler";
 import { log } from "@/server/lib/log";
 import { deliverPendingMail } from "@/server/mail/service";
 import {
@@ -37,8 +36,6 @@ export type WorkerOptions = {
   pollMs?: number;
   /** LISTEN for NOTIFYs (default true). */
   listen?: boolean;
-  /** Also run this process's share of the scheduled jobs (server/jobs/scheduler.ts; default false; startServer turns it on). */
-  runJobs?: boolean;
 };
 
 export type DeliveryWorker = {
@@ -225,12 +222,6 @@ export function startDeliveryWorker(options: WorkerOptions = {}): DeliveryWorker
   cleanups.push(onWakeDeliveries(wake));
 
   if (options.listen ?? true) void listenForCommits(wake).then((stop) => cleanups.push(stop));
-
-  if (options.runJobs) {
-    // Once per period across every process and host (server/jobs/scheduler.ts).
-    const stopJobs = startJobScheduler(options.db ? { db: options.db } : {});
-    cleanups.push(stopJobs);
-  }
 
   wake();
 

@@ -1,4 +1,4 @@
-import { yoga } from "@/server/graphql/yoga";
+import { yoga } from "@/server/wiring/graphql";
 
 // The GraphQL door (docs/graphql.md): POST for every operation, GET for queries (GraphiQL in a browser outside
 // production). Wrapped rather than re-exported: Next type-checks route exports.

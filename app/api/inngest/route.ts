@@ -1,7 +1,8 @@
 import { serve } from "inngest/next";
 import type { NextRequest } from "next/server";
 import { isInngestConfigured } from "@/server/env";
-import { inngest, inngestFunctions } from "@/server/webhooks/functions";
+import { inngest } from "@/server/webhooks/functions";
+import { inngestFunctions } from "@/server/wiring/inngest";
 
 // Inngest calls this route to run the webhook delivery and scheduled-job functions. It exists only when Inngest is
 // configured (INNGEST_*): otherwise the in-process worker does that work and nothing may call the functions from

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
-import { sessionCookieName } from "@/server/sessions/cookies";
+import { sessionCookieName } from "@/server/kit/cookies";
 import { safeNextPath } from "@/server/sessions/next-path";
 import type { SignedInAccountDto } from "@/server/sessions/schema";
 import { resolveSignedInSession } from "@/server/sessions/service";

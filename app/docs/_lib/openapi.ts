@@ -1,4 +1,4 @@
-import { getOpenApiDocument } from "@/server/http/router";
+import { getOpenApiDocument } from "@/server/wiring/rest";
 
 /**
  * The API reference's view of /v1/openapi.json (the very document the server serves): operations grouped by tag,

@@ -9,7 +9,7 @@ import { getLanguage, getT } from "@/app/_i18n/server";
 import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode } from "@/server/errors";
-import { sessionCookieName } from "@/server/sessions/cookies";
+import { sessionCookieName } from "@/server/kit/cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "@/server/sessions/next-path";
 import { resolveSignedInSession } from "@/server/sessions/service";
 

@@ -1,4 +1,4 @@
-import { handleV1Request } from "@/server/http/router";
+import { handleV1Request } from "@/server/wiring/rest";
 
 // Every /v1 request goes through the one pipeline; the router answers 404/405 in the error envelope.
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { handleTrpcRequest } from "@/server/trpc/http";
+import { handleTrpcRequest } from "@/server/wiring/trpc";
 
 // The dashboard's tRPC door (docs/ui.md, "tRPC"): session cookie, Origin-checked mutations. Wrapped rather than
 // re-exported: Next type-checks route exports.

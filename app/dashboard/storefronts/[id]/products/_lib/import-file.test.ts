@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ProductManifest } from "@/server/products/schema";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";
-import { createCaller } from "@/server/trpc/router";
+import { createCaller } from "@/server/wiring/trpc";
 import {
   decodeFile,
   detectSeparator,

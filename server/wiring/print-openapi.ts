@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { getOpenApiDocument } from "./router";
+import { getOpenApiDocument } from "./rest";
 
 /**
  * `npm run sdk:generate` first writes the document `/v1/openapi.json` serves to sdk/openapi.json, from which the SDK's

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { printSchema } from "graphql";
-import { schema } from "./schema";
+import { schema } from "./graphql";
 
 /**
  * `npm run graphql:schema` writes the printed schema to docs/schema.graphql (committed; schema.test.ts fails when

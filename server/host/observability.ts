@@ -5,15 +5,22 @@ import path from "node:path";
 import type { Span } from "@opentelemetry/api";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import type { DirectRoute } from "@/server/http/direct";
-import { sendResponse } from "@/server/http/node-server";
 import { envelopeResponse } from "@/server/kit/envelope";
 import { accessLog } from "@/server/lib/log";
-import { METRICS_CONTENT_TYPE, type Metrics, metrics, metricsText } from "./metrics";
-import { context, SpanKind, SpanStatusCode, trace, tracer, tracingEnabled } from "./tracing";
+import { METRICS_CONTENT_TYPE, type Metrics, metrics, metricsText } from "@/server/observability/metrics";
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  tracer,
+  tracingEnabled,
+} from "@/server/observability/tracing";
+import type { DirectRoute } from "./fast-doors";
+import { sendResponse } from "./node-server";
 
 /**
- * What the production start (server/http/main.ts) does around every request (docs/operations.md,
+ * What the production start (server/host/main.ts) does around every request (docs/operations.md,
  * "Observability"): it names the request's door and route pattern, counts and times it, traces it, and writes one
  * access-log line when the answer is done.
  */

@@ -42,21 +42,28 @@ export async function startServer(): Promise<void> {
     startInngestDispatcher();
     log("info", "webhook deliveries and scheduled jobs run as Inngest functions at /api/inngest");
   } else {
-    const { ensureDeliveryWorker } = await import("@/server/webhooks/worker");
-    const worker = ensureDeliveryWorker({ runJobs: true });
+    const [{ ensureDeliveryWorker }, { ensureJobScheduler }] = await Promise.all([
+      import("@/server/webhooks/worker"),
+      import("@/server/wiring/jobs"),
+    ]);
+    const worker = ensureDeliveryWorker();
+    // This process's share of the scheduled jobs, once per period across every process and host.
+    ensureJobScheduler();
     log("info", "in-process webhook worker started", { worker: worker.id });
   }
 }
 
 /**
- * Graceful shutdown's last step, once no request is left (server/http/main.ts): stop the in-process worker
+ * Graceful shutdown's last step, once no request is left (server/host/main.ts): stop the in-process worker
  * (its attempts in flight finish or go back to the queue under their lease) and close the database.
  */
 export async function stopServer(): Promise<void> {
-  const [{ stopDeliveryWorker }, { closeDb }] = await Promise.all([
+  const [{ stopDeliveryWorker }, { stopJobScheduler }, { closeDb }] = await Promise.all([
     import("@/server/webhooks/worker"),
+    import("@/server/wiring/jobs"),
     import("@/server/db/client"),
   ]);
+  stopJobScheduler();
   await stopDeliveryWorker();
   const relay = holder.__mareaChangeRelay;
   holder.__mareaChangeRelay = undefined;

@@ -1,7 +1,7 @@
 import type { FetchHandler } from "./node-server";
 
 /**
- * What the production start (server/http/main.ts) serves without Next's request handling: the /v1 pipeline
+ * What the production start (server/host/main.ts) serves without Next's request handling: the /v1 pipeline
  * and the health check, plus how to stop this process's background work. Published by Next's start-up hook
  * (instrumentation.ts), so they are the very modules Next loaded: one copy of the app per process, one
  * database client, one worker, whichever door a request comes through. Kept on `globalThis` under a

@@ -4,8 +4,9 @@ import { ordersRouter } from "@/server/orders/trpc";
 import { overviewRouter } from "@/server/overview/trpc";
 import { productsRouter } from "@/server/products/trpc";
 import { storefrontsRouter } from "@/server/storefronts/trpc";
+import { handleTrpcRequest as handleWith } from "@/server/trpc/http";
+import { createCallerFactory, router } from "@/server/trpc/init";
 import { webhooksRouter } from "@/server/webhooks/trpc";
-import { createCallerFactory, router } from "./init";
 
 /** Every dashboard procedure, gathered from each feature's trpc.ts (docs/ui.md, "tRPC"). */
 export const appRouter = router({
@@ -21,3 +22,8 @@ export const appRouter = router({
 export type AppRouter = typeof appRouter;
 
 export const createCaller = createCallerFactory(appRouter);
+
+/** The dashboard's tRPC door over HTTP, `/api/trpc/<procedure>` (server/trpc/http.ts). */
+export function handleTrpcRequest(request: Request): Promise<Response> {
+  return handleWith(appRouter, request);
+}

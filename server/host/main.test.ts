@@ -11,6 +11,7 @@ import { dbReady, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
+import { MAX_BODY_BYTES } from "@/server/http/pipeline";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import {
   PRODUCTION_START,
@@ -27,8 +28,7 @@ import {
   setTestEnv,
   startReceiver,
 } from "@/server/webhooks/testing";
-import { directRoute } from "./direct";
-import { MAX_BODY_BYTES } from "./pipeline";
+import { directRoute } from "./fast-doors";
 
 // docs/operations.md, "Running": the production start serves /v1 and /healthz from the pipeline on node:http and
 // every other path through Next, on one port. These tests start the real thing over the `.next` build.

@@ -3,8 +3,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { env } from "@/server/env";
+import { isAllowedHost } from "@/server/http/hosts";
+import { applyMailDefaults, isLoopbackHost } from "@/server/http/mail-defaults";
+import { wrapPageCache } from "@/server/http/page-script-hashes";
+import { markPeerHeaderStamped, stampPeer } from "@/server/http/peer";
+import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "@/server/http/security-headers";
 import { isLoopbackAddress, parseIpAddress } from "@/server/lib/ip";
 import { log } from "@/server/lib/log";
+import { metrics } from "@/server/observability/metrics";
+import { startTracing, stopTracing } from "@/server/observability/tracing";
+import { directHandlers, directRoute } from "./fast-doors";
+import { clusterMetricsText, listenForMetrics, metricsFromPrimary } from "./metrics-server";
+import { serveFetch } from "./node-server";
 import {
   doorOf,
   nextRoutePatterns,
@@ -13,26 +23,12 @@ import {
   routeOf,
   runInSpan,
   serveMetrics,
-} from "@/server/observability/http";
-import { metrics } from "@/server/observability/metrics";
-import {
-  clusterMetricsText,
-  listenForMetrics,
-  metricsFromPrimary,
-} from "@/server/observability/metrics-server";
-import { startTracing, stopTracing } from "@/server/observability/tracing";
-import { directHandlers, directRoute } from "./direct";
-import { isAllowedHost } from "./hosts";
-import { applyMailDefaults, isLoopbackHost } from "./mail-defaults";
-import { serveFetch } from "./node-server";
-import { wrapPageCache } from "./page-script-hashes";
-import { markPeerHeaderStamped, stampPeer } from "./peer";
-import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./security-headers";
+} from "./observability";
 
 /**
  * The production start (`npm start`; docs/operations.md, "Running"): ONE node:http server on PORT per process.
  * `/v1/*`, `/healthz`, `/api/graphql`, `/mcp` and `/api/trpc/*` go straight to their fetch-style handlers through the node:http
- * bridge (server/http/node-server.ts), without Next's per-request work, which cost about three quarters of an
+ * bridge (server/host/node-server.ts), without Next's per-request work, which cost about three quarters of an
  * API call (bench/README.md); every other path (dashboard, public pages, tRPC, /api/inngest, OAuth pages, static
  * files) goes to Next's request handler, Next's documented custom-server mode. The App Router routes for the
  * same paths still serve `next dev` and hosts that run Next alone: the same handlers either way.
@@ -45,7 +41,7 @@ import { baseSecurityHeaders, secureDirectAnswer, secureNextAnswer } from "./sec
  * own (server/http/peer.ts; the client address of every per-IP limit starts there), the security headers are
  * set (server/http/security-headers.ts), and a page asked for under a Host name that is not this service's is
  * refused with 421 (server/http/hosts.ts). Each request is also named (door, route pattern), counted, traced and
- * logged (server/observability/http.ts; docs/operations.md, "Observability"), and `/metrics` is served behind
+ * logged (server/host/observability.ts; docs/operations.md, "Observability"), and `/metrics` is served behind
  * METRICS_TOKEN on PORT, or on a METRICS_PORT listener of its own.
  */
 
@@ -58,7 +54,7 @@ const DRAIN_TIMEOUT_MS = 25_000;
  * In production, Next prepares its server (and runs instrumentation.ts: migrations, the worker, and the direct
  * handlers it publishes) on its first request, which for /healthz and /v1 never comes. So do now what that first
  * request would, through the server `app.prepare()` set up. Not a documented API: the start-up test
- * (server/http/main.test.ts) fails if a Next upgrade moves it.
+ * (server/host/main.test.ts) fails if a Next upgrade moves it.
  */
 async function prepareNextServer(app: unknown): Promise<void> {
   const wrapper = (app as { server?: { getServer?: () => Promise<{ prepare?: () => Promise<void> }> } })

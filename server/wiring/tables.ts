@@ -1,7 +1,8 @@
-// Gathers every feature's tables for Drizzle (client typing and drizzle-kit). Tables live in their feature folder.
+// Every table of the app, gathered from the folders that own them (docs/architecture.md, "Wiring"). drizzle-kit
+// reads this file (drizzle.config.ts); adding a feature's tables is one line here.
 export * from "@/server/accounts/tables";
+export * from "@/server/db/tables";
 export * from "@/server/files/tables";
-export * from "@/server/http/tables";
 export * from "@/server/jobs/tables";
 export * from "@/server/limits/tables";
 export * from "@/server/listen/tables";

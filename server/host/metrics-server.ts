@@ -4,11 +4,11 @@ import { createServer, type Server } from "node:http";
 import client from "prom-client";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { sendResponse } from "@/server/http/node-server";
 import { envelopeResponse } from "@/server/kit/envelope";
 import { log } from "@/server/lib/log";
-import { pathnameOf, serveMetrics } from "./http";
-import { metricsText } from "./metrics";
+import { metricsText } from "@/server/observability/metrics";
+import { sendResponse } from "./node-server";
+import { pathnameOf, serveMetrics } from "./observability";
 
 /**
  * Where `/metrics` is served from (docs/operations.md, "Observability"): a listener of its own on METRICS_PORT

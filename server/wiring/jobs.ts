@@ -4,28 +4,26 @@ import {
 } from "@/server/accounts/cancellation";
 import { purgeAccountLimitWindows } from "@/server/accounts/service";
 import type { Db } from "@/server/db/client";
-import { AppError } from "@/server/errors";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { purgeIdempotencyKeys } from "@/server/http/idempotency";
 import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import type { JobTable } from "@/server/jobs/runner";
+import { runJob as runJobOf } from "@/server/jobs/runner";
+import { startJobScheduler } from "@/server/jobs/scheduler";
 import { purgeAccountRateLimits } from "@/server/limits/service";
 import { purgeListenSessions } from "@/server/listen/service";
 import { deliverPendingMail, purgeMailOutbox } from "@/server/mail/service";
 import { purgeExpiredOAuthData } from "@/server/oauth/grants";
-import { observeJob } from "@/server/observability/metrics";
 import { cancelStalePublicOrders } from "@/server/orders/lifecycle";
 import { purgePublicOrderRateLimits } from "@/server/orders/public";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
-
-type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<string, unknown>> };
-
 /**
  * Every scheduled job by name. `npm run cli -- jobs run <name>`, the in-process scheduler and the Inngest cron
  * functions all run these same functions; each takes the current time so tests need no waiting.
  */
-export const JOBS: Record<string, Job> = {
+export const JOBS: JobTable = {
   "purge-rate-limits": {
     description:
       "Drop rate-limit counter windows older than two days, and past public-order and account limit windows",
@@ -95,13 +93,22 @@ export const JOBS: Record<string, Job> = {
 
 export const JOB_NAMES = Object.keys(JOBS);
 
-export async function runJob(db: Db, name: string, now: Date): Promise<Record<string, unknown>> {
-  const job = JOBS[name];
-  if (!job)
-    throw new AppError("invalid_request", {
-      param: "job",
-      detail: `Unknown job "${name}". Jobs: ${JOB_NAMES.join(", ")}`,
-    });
-  // Counted and timed by job and outcome (docs/operations.md, "Observability").
-  return { job: name, ...(await observeJob(name, () => job.run(db, now))) };
+/** Runs one job by name now (`npm run cli -- jobs run <name>`, the tests). */
+export function runJob(db: Db, name: string, now: Date): Promise<Record<string, unknown>> {
+  return runJobOf(JOBS, db, name, now);
+}
+
+// The in-process scheduler (the default engine; docs/operations.md, "Scheduled jobs"): one per process, kept on
+// globalThis (Next.js may evaluate this module more than once). The server start runs it beside the webhook
+// worker.
+const holder = globalThis as unknown as { __mareaJobScheduler?: () => void };
+
+/** Starts this process's share of the scheduled jobs once (server start-up). */
+export function ensureJobScheduler(): void {
+  holder.__mareaJobScheduler ??= startJobScheduler(JOBS);
+}
+
+export function stopJobScheduler(): void {
+  holder.__mareaJobScheduler?.();
+  holder.__mareaJobScheduler = undefined;
 }

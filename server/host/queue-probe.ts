@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { getDb, queryRows } from "@/server/db/client";
-import { metrics, type QueueFacts } from "./metrics";
+import { metrics, type QueueFacts } from "@/server/observability/metrics";
 
 /**
  * The delivery queue's gauges (docs/operations.md, "Observability"), queried when Prometheus scrapes: open

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
  * The node:http <-> fetch bridge. It imports nothing of the app (no pipeline, no database), so the production
- * start (server/http/main.ts) can load it beside Next without a second copy of the app's modules.
+ * start (server/host/main.ts) can load it beside Next without a second copy of the app's modules.
  */
 
 /** A fetch-style handler: what the /v1 pipeline (`handleV1Request`) and the health check are. */

@@ -1,0 +1,33 @@
+import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
+import type { Scope } from "@/server/accounts/scopes";
+import { EVENT_OPERATIONS } from "@/server/events/operations";
+import { FILE_OPERATIONS } from "@/server/files/operations";
+import { LISTEN_OPERATIONS } from "@/server/listen/operations";
+import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
+import type { McpScope } from "@/server/oauth/scopes";
+import { isOperationIn, type OperationDefinition } from "@/server/operations";
+import { ORDER_OPERATIONS } from "@/server/orders/operations";
+import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";
+import { PRODUCT_OPERATIONS } from "@/server/products/operations";
+import { STOREFRONT_OPERATIONS } from "@/server/storefronts/operations";
+import { WEBHOOK_OPERATIONS } from "@/server/webhooks/operations";
+
+/** Every operation of the service, gathered from the feature folders. Names are the REST operationIds. */
+export const OPERATIONS = {
+  ...ACCOUNT_OPERATIONS,
+  ...STOREFRONT_OPERATIONS,
+  ...PRODUCT_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
+  ...EVENT_OPERATIONS,
+  ...LISTEN_OPERATIONS,
+  ...FILE_OPERATIONS,
+  ...ORDER_OPERATIONS,
+  ...OAUTH_OPERATIONS,
+  ...OVERVIEW_OPERATIONS,
+} satisfies Record<string, OperationDefinition<Scope, McpScope>>;
+
+export type OperationName = keyof typeof OPERATIONS;
+
+export function isOperationName(name: string): name is OperationName {
+  return isOperationIn(OPERATIONS, name);
+}
