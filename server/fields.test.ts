@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeCursor, encodeCursor } from "@/server/lib/pagination";
-import { isSafeText } from "./fields";
 import { slugify } from "@/server/storefronts/publish";
+import { isSafeText } from "./fields";
 
 describe('text fields refuse HTML tags and inline handlers (docs/api.md, "Storefronts")', () => {
   it.each([
