@@ -1,9 +1,14 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
+import {
+  acceptCurrentTerms,
+  cancelOwnAccount,
+  revokeDeveloperKeyAndCascade,
+} from "@/server/accounts/cancellation";
 import {
   bootstrapUser,
   createAccountKey,
+  createDeveloperKey,
   getAccount,
   getMe,
   issueUserKey,
@@ -12,6 +17,7 @@ import {
   revokeAccountKey,
   setAccountLanguage,
   setPartnerAccess,
+  setPlan,
 } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
@@ -135,6 +141,9 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   getAccount: (ctx) => getAccount(ctx),
   setAccountLanguage: (ctx) => setAccountLanguage(ctx, ANY),
   setPartnerAccess: (ctx) => setPartnerAccess(ctx, ANY),
+  createDeveloperKey: (ctx) => createDeveloperKey(ctx, ANY),
+  setPlan: (ctx) => setPlan(ctx, ANY),
+  revokeDeveloperKey: (ctx) => revokeDeveloperKeyAndCascade(ctx, ANY),
   getMerchantOverview: (ctx) => getMerchantOverview(ctx),
   getDeliveryOverview: (ctx) => getDeliveryOverview(ctx),
 };

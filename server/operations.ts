@@ -33,6 +33,17 @@ export type OperationDefinition = {
    * what the step-up challenge asks for. Only for operations an MCP tool runs and `via` lets OAuth reach.
    */
   oauthScope?: McpScope;
+  /**
+   * An operator operation (docs/architecture.md, "Actors"): only the operator's context (`operatorContext`: the
+   * CLI and its admin endpoint) runs it, through `authorizeOperator`; `authorize` refuses it to every actor.
+   */
+  operator?: true;
+  /**
+   * The operation commits its own writes, even when it answers 4xx (verifyEmail keeps a wrong code counted). An
+   * idempotent executor (the /v1 pipeline, GraphQL's Idempotency-Key) must never run it inside a transaction that
+   * a refusal rolls back: it claims the key first, runs the operation outside, then stores its answer.
+   */
+  commitsOwnWrites?: true;
 };
 
 /** Every operation of the service, gathered from the feature folders. Names are the REST operationIds. */
@@ -53,4 +64,11 @@ export type OperationName = keyof typeof OPERATIONS;
 
 export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(OPERATIONS, name);
+}
+
+/** Whether the operation of this name commits its own writes (`commitsOwnWrites`); false for any other name. */
+export function commitsOwnWrites(name: string | null | undefined): boolean {
+  if (!name || !isOperationName(name)) return false;
+  const definition: OperationDefinition = OPERATIONS[name];
+  return definition.commitsOwnWrites === true;
 }

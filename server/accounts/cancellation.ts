@@ -5,7 +5,7 @@ import { inSavepoint, inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
-import { authorize } from "./authorize";
+import { authorize, authorizeOperator } from "./authorize";
 import type { AccountRow } from "./dto";
 import { revokeKeyRow } from "./keys";
 import { accounts, apiKeys } from "./tables";
@@ -170,15 +170,27 @@ export async function acceptCurrentTerms(
 }
 
 /**
- * Revoking a developer key (operator: CLI; the dashboard checks ownership first): the key stops at once, its
- * still-unverified accounts are cancelled with `key_revoked`, and order events of all its accounts stop (the
- * event routing checks the key).
+ * Operator (`operatorContext`: CLI `dev-key revoke`): revokes a developer key by its id, whoever holds it, with
+ * `revokeDeveloperKeyCascade`. A signed-in owner revokes their own keys through `revokeAccountKey`.
  */
 export async function revokeDeveloperKeyAndCascade(
   ctx: ServiceContext,
   input: { keyId: string },
 ): Promise<{ keyId: string; cancelledAccounts: number }> {
-  const { keyId } = input;
+  authorizeOperator(ctx, "revokeDeveloperKey");
+  return revokeDeveloperKeyCascade(ctx, input.keyId);
+}
+
+/**
+ * Revoking a developer key, once its caller is authorized (the operator, or the owner whose key it is: the
+ * dashboard checks ownership first): the key stops at once, its still-unverified accounts are cancelled with
+ * `key_revoked`, and order events of all its accounts stop (the event routing checks the key). An unknown or
+ * already revoked key: 401 `invalid_api_key`.
+ */
+export async function revokeDeveloperKeyCascade(
+  ctx: ServiceContext,
+  keyId: string,
+): Promise<{ keyId: string; cancelledAccounts: number }> {
   const now = ctx.now();
   const revoked = await inTransaction(ctx.db, async (txDb) => {
     const row = await revokeKeyRow(txDb, keyId, "developer", now);

@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from "drizzle-orm";
+import type { z } from "zod";
 import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
@@ -11,11 +12,12 @@ import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/lib
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
-import { authorize } from "./authorize";
-import { revokeDeveloperKeyAndCascade } from "./cancellation";
+import { parseInput } from "@/server/validation";
+import { authorize, authorizeOperator } from "./authorize";
+import { revokeDeveloperKeyCascade } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
-import { BOOTSTRAP_LIMITS, DEVELOPER_KEY_RANGES, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
+import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import { readRemaining } from "./rate-limits";
 import type {
@@ -34,6 +36,7 @@ import type {
   SetPartnerAccessInput,
   UserDto,
 } from "./schema";
+import { CreateDeveloperKeyInput } from "./schema";
 import { DEVELOPER_KEY_SCOPES, userScopesFor, VERIFIED_USER_SCOPES } from "./scopes";
 import { accountLimitWindows, accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
@@ -349,24 +352,17 @@ export async function findActiveAccountByEmail(db: Db, email: string): Promise<A
 }
 
 /**
- * Operator (CLI `dev-key create`; no actor): a developer key for the account with this email, creating the
- * account (verified: the operator vouches for it) when none is active. `dailyLimit` is the key's budget per
- * UTC day.
+ * Operator (`operatorContext`: CLI `dev-key create`): a developer key for the account with this email, creating the
+ * account (verified: the operator vouches for it) when none is active. `dailyLimit` is the key's budget per UTC
+ * day; the figures' ranges are `CreateDeveloperKeyInput`'s (400 `invalid_request` naming the field).
  */
 export async function createDeveloperKey(
   ctx: ServiceContext,
-  input: {
-    email: string;
-    name?: string | null;
-    dailyLimit?: number;
-    rpm?: number;
-    bootstrapDailyLimit?: number;
-  },
+  raw: z.input<typeof CreateDeveloperKeyInput>,
 ): Promise<{ keyId: string; key: string; accountId: string }> {
+  authorizeOperator(ctx, "createDeveloperKey");
+  const input = parseInput(CreateDeveloperKeyInput, raw, ctx.language);
   const now = ctx.now();
-  checkRange("dailyLimit", input.dailyLimit, DEVELOPER_KEY_RANGES.dailyLimit);
-  checkRange("rpm", input.rpm, DEVELOPER_KEY_RANGES.rpm);
-  checkRange("bootstrapDailyLimit", input.bootstrapDailyLimit, DEVELOPER_KEY_RANGES.dailyLimit);
   return inTransaction(ctx.db, async (txDb) => {
     let account = await findActiveAccountByEmail(txDb, input.email);
     if (!account) {
@@ -408,28 +404,15 @@ export async function createDeveloperKey(
   });
 }
 
-/** 400 `invalid_request` (`param` = the field) for an integer outside its range; undefined passes. */
-function checkRange(param: string, value: number | undefined, range: { min: number; max: number }): void {
-  if (value === undefined) return;
-  if (Number.isInteger(value) && value >= range.min && value <= range.max) return;
-  throw new AppError("invalid_request", {
-    param,
-    detail: {
-      en: `${param}: an integer from ${range.min} to ${range.max}.`,
-      es: `${param}: un entero de ${range.min} a ${range.max}.`,
-      pt: `${param}: um inteiro de ${range.min} a ${range.max}.`,
-    },
-  });
-}
-
 /**
- * Operator (CLI `plan set`; no actor): changes the plan of the active account with this email (there is no
- * payment integration).
+ * Operator (`operatorContext`: CLI `plan set`): changes the plan of the active account with this email (there is
+ * no payment integration).
  */
 export async function setPlan(
   ctx: ServiceContext,
   input: { email: string; plan: Plan },
 ): Promise<{ accountId: string; plan: Plan }> {
+  authorizeOperator(ctx, "setPlan");
   const [row] = await ctx.db
     .update(accounts)
     .set({ plan: input.plan, updatedAt: ctx.now() })
@@ -594,7 +577,7 @@ export async function revokeAccountKey(
   const actor = authorize(ctx, "revokeAccountKey");
   const key = await findOwnLiveKey(ctx, actor.accountId, input.keyId);
   if (key.kind === "developer") {
-    const revoked = await revokeDeveloperKeyAndCascade(ctx, { keyId: key.id }).catch((error: unknown) => {
+    const revoked = await revokeDeveloperKeyCascade(ctx, key.id).catch((error: unknown) => {
       // Revoked meanwhile by another request: the same answer as an unknown id.
       if (isAppError(error) && error.code === "invalid_api_key")
         throw new AppError("api_key_not_found", { param: "keyId" });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createServiceContext } from "@/server/context";
+import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
 import { BootstrapUserInput } from "./schema";
@@ -12,7 +12,7 @@ export function uniqueEmail(label = "user"): string {
 /** A developer account with one developer key (as `npm run cli -- dev-key create` makes). */
 export async function createDeveloper(options: { dailyLimit?: number; rpm?: number; email?: string } = {}) {
   const email = options.email ?? uniqueEmail("dev");
-  const created = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+  const created = await createDeveloperKey(operatorContext({ db: await dbReady() }), {
     email,
     name: "test developer",
     dailyLimit: options.dailyLimit ?? 100_000,
