@@ -20,6 +20,7 @@ import {
   GRAPHQL_PATH,
   graphQLFingerprint,
   idempotencyScopeOf,
+  rootMutationOf,
 } from "./idempotency";
 import { fragmentsOf, GRAPHQL_LIMITS, operationCost, rootFieldCount } from "./limits";
 import { schema } from "./schema";
@@ -192,6 +193,7 @@ export function createGraphQLYoga(
         scopeId: idempotencyScopeOf(state.actor),
         idempotencyKey,
         fingerprint: graphQLFingerprint(state.params ?? {}),
+        mutation: rootMutationOf(operation, fragmentsOf(args.document)),
       };
       const db = state.db;
       let claim: Awaited<ReturnType<typeof claimForMutation>>;

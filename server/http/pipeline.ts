@@ -10,7 +10,7 @@ import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
-import { isOperationName } from "@/server/operations";
+import { commitsOwnWrites, isOperationName } from "@/server/operations";
 import { parseInput, parsePathParams } from "@/server/validation";
 import { errorResponse, jsonResponse } from "./envelope";
 import {
@@ -213,8 +213,9 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
  * (`checkInTransaction`, `recordInTransaction`), so the write and its record commit together, and a request
  * that fails (a 5xx, a lost connection, a killed process) leaves nothing behind: PostgreSQL drops its lock with
  * the transaction and the retry runs at once. A 4xx is stored after the write rolled back. `oneStatement`
- * operations first try their one statement, which records the answer itself. An operation that must act
- * outside a transaction (`idempotentInTransaction: false`) claims the key first, under a lease.
+ * operations first try their one statement, which records the answer itself. An operation that commits its own
+ * writes (`commitsOwnWrites` in the operations table: verifyEmail keeps a wrong code counted) never runs inside
+ * that transaction, whichever route carries it: the key is claimed first, under a lease.
  */
 async function runIdempotent(
   route: AnyRoute,
@@ -232,7 +233,7 @@ async function runIdempotent(
     const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);
     if (answered) return answered;
   }
-  if (route.idempotentInTransaction === false) return runClaimed(route, ctx, input, key, state);
+  if (commitsOwnWrites(route.operationId)) return runClaimed(route, ctx, input, key, state);
 
   try {
     const outcome = await inTransaction(ctx.db, async (tx) => {
