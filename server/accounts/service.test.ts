@@ -175,7 +175,7 @@ describe("the operator's functions", () => {
       keyId: created.keyId,
       cancelledAccounts: 0,
     });
-    await expect(serviceContextFor(created.key)).rejects.toMatchObject({ code: "invalid_api_key" });
+    await expect(serviceContextFor(created.key)).rejects.toMatchObject({ code: "api_key_revoked" });
   });
 
   it("createDeveloperKey holds its own ranges (its schema, which the CLI reads): 400 invalid_request naming the field", async () => {
