@@ -13,8 +13,9 @@ import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import { parseInput } from "@/server/validation";
+import { wakeDeliveries } from "@/server/webhooks/wake";
 import { authorize, authorizeOperator } from "./authorize";
-import { revokeDeveloperKeyCascade } from "./cancellation";
+import { cascadeDeveloperKeyRevocation } from "./cancellation";
 import { type AccountRow, type ApiKeyRow, type KeyDto, toAccountKeyDto, toKeyDto, toUserDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
 import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
@@ -567,7 +568,7 @@ export async function previewAccountKeyRevocation(
 
 /**
  * Revokes one of the signed-in account's keys; it stops authenticating at once. A developer key goes through
- * `revokeDeveloperKeyAndCascade` (its unverified accounts cancelled with `key_revoked`, order events of its
+ * `cascadeDeveloperKeyRevocation` (its unverified accounts cancelled with `key_revoked`, order events of its
  * accounts stop). Another account's key id: 404 `api_key_not_found`.
  */
 export async function revokeAccountKey(
@@ -577,12 +578,13 @@ export async function revokeAccountKey(
   const actor = authorize(ctx, "revokeAccountKey");
   const key = await findOwnLiveKey(ctx, actor.accountId, input.keyId);
   if (key.kind === "developer") {
-    const revoked = await revokeDeveloperKeyCascade(ctx, key.id).catch((error: unknown) => {
+    const revoked = await cascadeDeveloperKeyRevocation(ctx.db, key.id, ctx.now()).catch((error: unknown) => {
       // Revoked meanwhile by another request: the same answer as an unknown id.
       if (isAppError(error) && error.code === "invalid_api_key")
         throw new AppError("api_key_not_found", { param: "keyId" });
       throw error;
     });
+    ctx.afterCommit(wakeDeliveries);
     return { keyId: revoked.keyId, kind: "developer", cancelledAccounts: revoked.cancelledAccounts };
   }
   const row = await revokeKeyRow(ctx.db, key.id, "user", ctx.now());
