@@ -335,7 +335,7 @@ export async function createBenchDatabase(
 export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: string): Promise<string> {
   process.env.DATABASE_URL = databaseUrl;
   const { dbReady, closeDb } = await import("@/server/db/client");
-  const { createDeveloperKey } = await import("@/server/accounts/service");
+  const { createDeveloperKey } = await import("@/server/accounts/operator");
   const { operatorContext } = await import("@/server/context");
   const { DEVELOPER_KEY_RANGES } = await import("@/server/accounts/limits");
   // The highest limits a key may have (the service refuses more).

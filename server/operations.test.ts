@@ -1,24 +1,15 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createAccountKey, listAccountKeys, revokeAccountKey } from "@/server/accounts/account-keys";
+import { getAccount, setAccountLanguage, setPartnerAccess } from "@/server/accounts/account-page";
 import {
   acceptCurrentTerms,
   cancelOwnAccount,
   revokeDeveloperKeyAndCascade,
 } from "@/server/accounts/cancellation";
-import {
-  bootstrapUser,
-  createAccountKey,
-  createDeveloperKey,
-  getAccount,
-  getMe,
-  issueUserKey,
-  listAccountKeys,
-  listBootstrappedUsers,
-  revokeAccountKey,
-  setAccountLanguage,
-  setPartnerAccess,
-  setPlan,
-} from "@/server/accounts/service";
+import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
+import { bootstrapUser, issueUserKey, listBootstrappedUsers } from "@/server/accounts/partners";
+import { getMe } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";

@@ -10,18 +10,14 @@ import { latestVerificationCode } from "@/server/orders/testing";
 import { acceptTermsForAccount, completeBootstrapChoice } from "@/server/sessions/service";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
+import { createAccountKey } from "./account-keys";
+import { getAccount, setPartnerAccess } from "./account-page";
 import { cancelOwnAccount, revokeDeveloperKeyAndCascade } from "./cancellation";
 import { issueKey } from "./keys";
 import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
+import { createDeveloperKey } from "./operator";
+import { bootstrapUser, issueUserKey } from "./partners";
 import { BootstrapUserInput, CreateAccountKeyInput } from "./schema";
-import {
-  bootstrapUser,
-  createAccountKey,
-  createDeveloperKey,
-  getAccount,
-  issueUserKey,
-  setPartnerAccess,
-} from "./service";
 import { accountLimitWindows } from "./tables";
 import { currentTerms } from "./terms";
 import { bootstrapUser as bootstrapTestUser, createDeveloper, uniqueEmail } from "./testing";

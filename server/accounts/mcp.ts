@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { READ_ONLY, tool, writes } from "@/server/mcp/tool";
+import { bootstrapUser } from "./partners";
 import { BootstrapUserInput, BootstrapUserResponse, MeDto } from "./schema";
-import { bootstrapUser, getMe } from "./service";
+import { getMe } from "./service";
 
 /** Account tools (docs/mcp.md, "Tools"), as over /v1 (docs/api.md, "Accounts and keys"). */
 export const accountTools = [

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "@/server/http/route";
 import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
+import { bootstrapUser, issueUserKey } from "./partners";
 import {
   AcceptTermsInput,
   BootstrapUserInput,
@@ -11,7 +12,7 @@ import {
   UserIdParams,
   VerifyEmailInput,
 } from "./schema";
-import { bootstrapUser, getMe, issueUserKey } from "./service";
+import { getMe } from "./service";
 import { resendVerification, verifyEmail } from "./verification";
 
 export const accountRoutes = [

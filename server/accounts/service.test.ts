@@ -4,16 +4,10 @@ import { dbReady } from "@/server/db/client";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { contextWith, oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { acceptCurrentTerms, cancelOwnAccount, revokeDeveloperKeyAndCascade } from "./cancellation";
+import { createDeveloperKey, setPlan } from "./operator";
+import { bootstrapUser, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./partners";
 import { BootstrapUserInput } from "./schema";
-import {
-  bootstrapUser,
-  createDeveloperKey,
-  getMe,
-  issueUserKey,
-  listBootstrappedUsers,
-  loadBootstrappedUsers,
-  setPlan,
-} from "./service";
+import { getMe } from "./service";
 import { currentTerms } from "./terms";
 import { createDeveloper, uniqueEmail } from "./testing";
 import { verifyEmail } from "./verification";

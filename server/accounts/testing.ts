@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { createDeveloperKey } from "./operator";
+import { bootstrapUser as bootstrapUserService } from "./partners";
 import { BootstrapUserInput } from "./schema";
-import { bootstrapUser as bootstrapUserService, createDeveloperKey } from "./service";
 
 export function uniqueEmail(label = "user"): string {
   return `${label}-${randomBytes(5).toString("hex")}@example.com`;

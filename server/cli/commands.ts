@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
+import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
 import { CreateDeveloperKeyInput, Plan } from "@/server/accounts/schema";
-import { createDeveloperKey, setPlan } from "@/server/accounts/service";
 import { operatorContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
