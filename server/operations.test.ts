@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAccountKey, listAccountKeys, revokeAccountKey } from "@/server/accounts/account-keys";
 import { getAccount, setAccountLanguage, setPartnerAccess } from "@/server/accounts/account-page";
+import { authorizeActor } from "@/server/accounts/authorize";
 import {
   acceptCurrentTerms,
   cancelOwnAccount,
@@ -9,6 +10,7 @@ import {
 } from "@/server/accounts/cancellation";
 import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
 import { bootstrapUser, issueUserKey, listBootstrappedUsers } from "@/server/accounts/partners";
+import { SCOPES } from "@/server/accounts/scopes";
 import { getMe } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
@@ -27,7 +29,7 @@ import {
   triggerListenEvent,
 } from "@/server/listen/service";
 import { decideConsent, disconnectApp, getConsentRequest, listConnectedApps } from "@/server/oauth/service";
-import { OPERATIONS, type OperationName } from "@/server/operations";
+import { OPERATIONS, type OperationDefinition, type OperationName } from "@/server/operations";
 import { createOrder, getOrder, listOrders, payOrder, updateOrderStatus } from "@/server/orders/service";
 import { getDeliveryOverview, getMerchantOverview } from "@/server/overview/service";
 import {
@@ -243,6 +245,30 @@ describe("the operations table", () => {
       code: "insufficient_scope",
     });
   });
+
+  const operatorOnly = (Object.keys(OPERATIONS) as OperationName[]).filter(
+    (name) => (OPERATIONS[name] as OperationDefinition).operator === true,
+  );
+  it.each(operatorOnly)(
+    "%s is the operator's: refused to a developer key holding every scope and to a public context (server/accounts/service.test.ts runs it as the operator)",
+    async (name) => {
+      const developer = await createDeveloper();
+      const { authenticateKey } = await import("@/server/accounts/actors");
+      const keyActor = await authenticateKey(await dbReady(), developer.key);
+      const everyScope = { ...keyActor, scopes: [...Object.values(SCOPES)] };
+      const refusal = (() => {
+        try {
+          authorizeActor(everyScope, name);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refusal).toMatchObject({ code: "insufficient_scope" });
+      for (const ctx of [await contextWith(keyActor), await contextWith(null)]) {
+        await expect(SERVICE_CALLS[name](ctx)).rejects.toMatchObject({ code: "insufficient_scope" });
+      }
+    },
+  );
 
   it("the OpenAPI document lists each operation's scopes from the same table", async () => {
     const doc = (await call("GET", "/v1/openapi.json")).body as {
