@@ -117,6 +117,7 @@ const ALLOWED_CYCLE_IMPORTS: readonly { from: string; to: string; reason: string
   { from: "server/accounts/cancellation.ts", to: "server/webhooks/wake.ts", reason: ACCOUNT_EVENTS },
   { from: "server/accounts/verification.ts", to: "server/webhooks/events.ts", reason: ACCOUNT_EVENTS },
   { from: "server/accounts/verification.ts", to: "server/webhooks/wake.ts", reason: ACCOUNT_EVENTS },
+  { from: "server/accounts/account-keys.ts", to: "server/webhooks/wake.ts", reason: ACCOUNT_EVENTS },
   {
     from: "server/mail/dev-mail.ts",
     to: "server/sessions/client-ip.ts",

@@ -347,11 +347,11 @@ export async function createBenchDatabase(
 export async function createBenchDeveloperKey(databaseUrl: string, emailPrefix: string): Promise<string> {
   process.env.DATABASE_URL = databaseUrl;
   const { dbReady, closeDb } = await import("@/server/db/client");
-  const { createDeveloperKey } = await import("@/server/accounts/service");
-  const { createServiceContext } = await import("@/server/context");
+  const { createDeveloperKey } = await import("@/server/accounts/operator");
+  const { operatorContext } = await import("@/server/context");
   const { DEVELOPER_KEY_RANGES } = await import("@/server/accounts/limits");
   // The highest limits a key may have (the service refuses more).
-  const developer = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+  const developer = await createDeveloperKey(operatorContext({ db: await dbReady() }), {
     email: `${emailPrefix}-${randomBytes(3).toString("hex")}@example.com`,
     dailyLimit: DEVELOPER_KEY_RANGES.dailyLimit.max,
     rpm: DEVELOPER_KEY_RANGES.rpm.max,

@@ -41,8 +41,13 @@ export type Actor = {
 /** Everything a service function needs besides its input. Time comes from `now()` so tests can move the clock. */
 export type ServiceContext = {
   db: Db;
-  /** Null for public callers (the storefront page) and operator tools (CLI, jobs). */
+  /** Null for public callers (the storefront page) and for the operator (`operatorContext`). */
   actor: Actor | null;
+  /**
+   * True only in a context made by `operatorContext` (the CLI and its admin endpoint): the operator, the one
+   * caller of the operations marked `operator` (docs/architecture.md, "Actors"). No door sets it.
+   */
+  readonly operator?: true;
   requestId: string;
   language: Language;
   now: () => Date;
@@ -88,6 +93,15 @@ export function createServiceContext(init: ServiceContextInit): ServiceContext {
       }
     },
   };
+}
+
+/**
+ * The operator's context (docs/architecture.md, "Actors"): the command line and the admin endpoint that runs its
+ * commands inside a server. No actor, and `operator` set, which `authorizeOperator` requires of the operations
+ * marked `operator` (createDeveloperKey, setPlan, revokeDeveloperKey). No door builds one.
+ */
+export function operatorContext(init: Omit<ServiceContextInit, "actor" | "usage">): ServiceContext {
+  return { ...createServiceContext({ ...init, actor: null }), operator: true };
 }
 
 /** The same context on another database handle (a transaction): after-commit tasks still go to the caller. */

@@ -1,18 +1,17 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { acceptCurrentTerms, cancelOwnAccount } from "@/server/accounts/cancellation";
+import { createAccountKey, listAccountKeys, revokeAccountKey } from "@/server/accounts/account-keys";
+import { getAccount, setAccountLanguage, setPartnerAccess } from "@/server/accounts/account-page";
+import { authorizeActor } from "@/server/accounts/authorize";
 import {
-  bootstrapUser,
-  createAccountKey,
-  getAccount,
-  getMe,
-  issueUserKey,
-  listAccountKeys,
-  listBootstrappedUsers,
-  revokeAccountKey,
-  setAccountLanguage,
-  setPartnerAccess,
-} from "@/server/accounts/service";
+  acceptCurrentTerms,
+  cancelOwnAccount,
+  revokeDeveloperKeyAndCascade,
+} from "@/server/accounts/cancellation";
+import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
+import { bootstrapUser, issueUserKey, listBootstrappedUsers } from "@/server/accounts/partners";
+import { SCOPES } from "@/server/accounts/scopes";
+import { getMe } from "@/server/accounts/service";
 import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";
@@ -30,6 +29,7 @@ import {
 } from "@/server/listen/service";
 import { decideConsent, getConsentRequest } from "@/server/oauth/authorization";
 import { disconnectApp, listConnectedApps } from "@/server/oauth/grants";
+import type { OperationDefinition } from "@/server/operations";
 import { payOrder, updateOrderStatus } from "@/server/orders/lifecycle";
 import { createOrder } from "@/server/orders/place";
 import { getOrder, listOrders } from "@/server/orders/service";
@@ -137,6 +137,9 @@ const SERVICE_CALLS: Record<OperationName, (ctx: ServiceContext) => Promise<unkn
   getAccount: (ctx) => getAccount(ctx),
   setAccountLanguage: (ctx) => setAccountLanguage(ctx, ANY),
   setPartnerAccess: (ctx) => setPartnerAccess(ctx, ANY),
+  createDeveloperKey: (ctx) => createDeveloperKey(ctx, ANY),
+  setPlan: (ctx) => setPlan(ctx, ANY),
+  revokeDeveloperKey: (ctx) => revokeDeveloperKeyAndCascade(ctx, ANY),
   getMerchantOverview: (ctx) => getMerchantOverview(ctx),
   getDeliveryOverview: (ctx) => getDeliveryOverview(ctx),
 };
@@ -245,6 +248,30 @@ describe("the operations table", () => {
       code: "insufficient_scope",
     });
   });
+
+  const operatorOnly = (Object.keys(OPERATIONS) as OperationName[]).filter(
+    (name) => (OPERATIONS[name] as OperationDefinition).operator === true,
+  );
+  it.each(operatorOnly)(
+    "%s is the operator's: refused to a developer key holding every scope and to a public context (server/accounts/service.test.ts runs it as the operator)",
+    async (name) => {
+      const developer = await createDeveloper();
+      const { authenticateKey } = await import("@/server/accounts/actors");
+      const keyActor = await authenticateKey(await dbReady(), developer.key);
+      const everyScope = { ...keyActor, scopes: [...Object.values(SCOPES)] };
+      const refusal = (() => {
+        try {
+          authorizeActor(everyScope, name, OPERATIONS[name]);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refusal).toMatchObject({ code: "insufficient_scope" });
+      for (const ctx of [await contextWith(keyActor), await contextWith(null)]) {
+        await expect(SERVICE_CALLS[name](ctx)).rejects.toMatchObject({ code: "insufficient_scope" });
+      }
+    },
+  );
 
   it("the OpenAPI document lists each operation's scopes from the same table", async () => {
     const doc = (await call("GET", "/v1/openapi.json")).body as {

@@ -23,6 +23,17 @@ export type OperationDefinition<S extends string = string, M extends string = st
    * what the step-up challenge asks for. Only for operations an MCP tool runs and `via` lets OAuth reach.
    */
   oauthScope?: M;
+  /**
+   * An operator operation (docs/architecture.md, "Actors"): only the operator's context (`operatorContext`: the
+   * CLI and its admin endpoint) runs it, through `authorizeOperator`; `authorize` refuses it to every actor.
+   */
+  operator?: true;
+  /**
+   * The operation commits its own writes, even when it answers 4xx (verifyEmail keeps a wrong code counted). An
+   * idempotent executor (the /v1 pipeline, GraphQL's Idempotency-Key) must never run it inside a transaction that
+   * a refusal rolls back: it claims the key first, runs the operation outside, then stores its answer.
+   */
+  commitsOwnWrites?: true;
 };
 
 /** A table of operations by name: one feature's, or every feature's (server/wiring/operations.ts). */

@@ -1,6 +1,6 @@
 import { inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createServiceContext } from "@/server/context";
+import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { windowStartOf } from "@/server/db/fixed-window";
 import type { AppError } from "@/server/errors";
@@ -10,18 +10,14 @@ import { acceptTermsForAccount, completeBootstrapChoice } from "@/server/session
 import { signInThroughMail } from "@/server/sessions/testing";
 import { serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { runJob } from "@/server/wiring/jobs";
+import { createAccountKey } from "./account-keys";
+import { getAccount, setPartnerAccess } from "./account-page";
 import { cancelOwnAccount, revokeDeveloperKeyAndCascade } from "./cancellation";
 import { issueKey } from "./keys";
 import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
+import { createDeveloperKey } from "./operator";
+import { bootstrapUser, issueUserKey } from "./partners";
 import { BootstrapUserInput, CreateAccountKeyInput } from "./schema";
-import {
-  bootstrapUser,
-  createAccountKey,
-  createDeveloperKey,
-  getAccount,
-  issueUserKey,
-  setPartnerAccess,
-} from "./service";
 import { accountLimitWindows } from "./tables";
 import { currentTerms } from "./terms";
 import { bootstrapUser as bootstrapTestUser, createDeveloper, uniqueEmail } from "./testing";
@@ -134,7 +130,7 @@ describe("M6: verification codes cannot be brute-forced", () => {
 describe("M6: the owner controls the partner's access", () => {
   it("M6: a partner issues keys only while the key that bootstrapped the account is live", async () => {
     const dev = await createDeveloper();
-    const second = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+    const second = await createDeveloperKey(operatorContext({ db: await dbReady() }), {
       email: dev.email,
       name: "second key",
     });
@@ -145,7 +141,7 @@ describe("M6: the owner controls the partner's access", () => {
     await expect(issueUserKey(partner, { userId: user.userId })).resolves.toMatchObject({
       key: { scopes: expect.arrayContaining(["storefront:publish"]) },
     });
-    await revokeDeveloperKeyAndCascade(createServiceContext({ db: await dbReady() }), { keyId: dev.keyId });
+    await revokeDeveloperKeyAndCascade(operatorContext({ db: await dbReady() }), { keyId: dev.keyId });
     expect(await refusal(issueUserKey(partner, { userId: user.userId }))).toMatchObject({
       code: "user_not_found",
     });
@@ -202,8 +198,8 @@ describe("M6: the owner controls the partner's access", () => {
 });
 
 describe("L3: developer keys and bootstraps have budgets", () => {
-  it("L3: createDeveloperKey enforces daily-limit 1-10,000,000 and rpm 1-1,000,000 itself, not only the CLI", async () => {
-    const ctx = createServiceContext({ db: await dbReady() });
+  it("L3: createDeveloperKey enforces daily-limit 1-10,000,000 and rpm 1-1,000,000 itself (its schema), not only the CLI", async () => {
+    const ctx = operatorContext({ db: await dbReady() });
     const email = uniqueEmail("dev");
     for (const [input, param] of [
       [{ dailyLimit: 0 }, "dailyLimit"],
@@ -297,7 +293,7 @@ describe("L3: developer keys and bootstraps have budgets", () => {
       bootstrapUser(await serviceContextFor(dev.key, () => new Date("2026-04-02T00:00:00Z")), input()),
     ).resolves.toMatchObject({ user: {} });
     // The operator's own figure for this developer: 2 a day.
-    const operator = createServiceContext({ db });
+    const operator = operatorContext({ db });
     await createDeveloperKey(operator, { email: dev.email, bootstrapDailyLimit: 2 });
     const day3 = await serviceContextFor(dev.key, () => new Date("2026-04-03T00:00:00Z"));
     await bootstrapUser(day3, input());

@@ -20,10 +20,36 @@ export function authorizerFor<T extends OperationTable>(
 }
 
 /**
+ * THE authorization of an operator operation (marked `operator` in the table: docs/architecture.md, "Actors"):
+ * only the operator's context (`operatorContext`, made by the CLI and its admin endpoint) runs it. Any other
+ * context, with an actor of any kind or none (a public caller), is 403 `insufficient_scope`, before anything is
+ * read.
+ */
+export function authorizeOperator(
+  ctx: ServiceContext,
+  operation: string,
+  definition: OperationDefinition,
+): void {
+  if (definition.operator !== true) throw new Error(`${operation} is not an operator operation`);
+  if (ctx.operator === true && ctx.actor === null) return;
+  throw new AppError("insufficient_scope", {
+    detail: {
+      en: `${operation} is the operator's: only the command line runs it.`,
+      es: `${operation} es del operador: solo la línea de comandos lo ejecuta.`,
+      pt: `${operation} é do operador: só a linha de comando o executa.`,
+    },
+    requiredScopes: [],
+    heldScopes: ctx.actor?.scopes ?? [],
+  });
+}
+
+/**
  * Whether the operation is open to this caller at all, whatever its scopes: its door (`via`) and its kind
- * (`kinds`: developer keys only, for the partner API). The MCP door lists only the tools open to the caller.
+ * (`kinds`: developer keys only, for the partner API); never an operator operation (`authorizeOperator`). The MCP
+ * door lists only the tools open to the caller.
  */
 export function isAvailableTo(actor: Actor, definition: OperationDefinition): boolean {
+  if (definition.operator) return false;
   if (definition.via && !definition.via.includes(actor.via.type)) return false;
   return !definition.kinds || definition.kinds.includes(actor.kind);
 }

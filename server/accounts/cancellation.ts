@@ -7,7 +7,7 @@ import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import type { AccountRow } from "./dto";
 import { revokeKeyRow } from "./keys";
-import { authorize } from "./operations";
+import { authorize, authorizeOperator } from "./operations";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
@@ -170,17 +170,32 @@ export async function acceptCurrentTerms(
 }
 
 /**
- * Revoking a developer key (operator: CLI; the dashboard checks ownership first): the key stops at once, its
- * still-unverified accounts are cancelled with `key_revoked`, and order events of all its accounts stop (the
- * event routing checks the key).
+ * Operator (`operatorContext`: CLI `dev-key revoke`): revokes a developer key by its id, whoever holds it
+ * (`cascadeDeveloperKeyRevocation`). A signed-in owner revokes their own keys through `revokeAccountKey`.
  */
 export async function revokeDeveloperKeyAndCascade(
   ctx: ServiceContext,
   input: { keyId: string },
 ): Promise<{ keyId: string; cancelledAccounts: number }> {
-  const { keyId } = input;
-  const now = ctx.now();
-  const revoked = await inTransaction(ctx.db, async (txDb) => {
+  authorizeOperator(ctx, "revokeDeveloperKey");
+  const revoked = await cascadeDeveloperKeyRevocation(ctx.db, input.keyId, ctx.now());
+  ctx.afterCommit(wakeDeliveries);
+  return revoked;
+}
+
+/**
+ * Revoking a developer key, for a caller already authorized (the operator, or the owner whose key it is:
+ * `revokeAccountKey` checks ownership first), in one transaction: the key stops at once, its still-unverified
+ * accounts are cancelled with `key_revoked`, and order events of all its accounts stop (the event routing checks
+ * the key). An unknown or already revoked key: 401 `invalid_api_key`. The caller wakes the delivery worker after
+ * commit.
+ */
+export async function cascadeDeveloperKeyRevocation(
+  db: Db,
+  keyId: string,
+  now: Date,
+): Promise<{ keyId: string; cancelledAccounts: number }> {
+  const revoked = await inTransaction(db, async (txDb) => {
     const row = await revokeKeyRow(txDb, keyId, "developer", now);
     if (!row) return null;
     const unverified: Pick<AccountRow, "id">[] = await txDb
@@ -194,6 +209,5 @@ export async function revokeDeveloperKeyAndCascade(
     return { keyId: row.id, cancelledAccounts };
   });
   if (!revoked) throw new AppError("invalid_api_key", { param: "id" });
-  ctx.afterCommit(wakeDeliveries);
   return revoked;
 }

@@ -6,18 +6,16 @@ import { createMerchant, createTestStorefront } from "@/server/storefronts/testi
 import { call } from "@/server/testing/api";
 import { contextWith, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { webhookEvents } from "@/server/webhooks/tables";
-import { acceptCurrentTerms } from "./cancellation";
-import { CreateAccountKeyInput } from "./schema";
 import {
   createAccountKey,
-  getAccount,
-  issueUserKey,
   listAccountKeys,
-  listPartnerUsers,
   previewAccountKeyRevocation,
   revokeAccountKey,
-  setAccountLanguage,
-} from "./service";
+} from "./account-keys";
+import { getAccount, setAccountLanguage } from "./account-page";
+import { acceptCurrentTerms } from "./cancellation";
+import { issueUserKey, listPartnerUsers } from "./partners";
+import { CreateAccountKeyInput } from "./schema";
 import { accounts, apiKeys } from "./tables";
 import { currentTerms } from "./terms";
 import { bootstrapUser, createDeveloper } from "./testing";

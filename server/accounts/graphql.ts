@@ -3,8 +3,9 @@ import { connectionType, listQueryOf, toConnection } from "@/server/graphql/conn
 import type { GraphQLContext } from "@/server/graphql/context";
 import { parseArg, parseId } from "@/server/graphql/input";
 import { NodeRef, registerNodeType } from "@/server/graphql/node";
+import { bootstrapUser, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./partners";
 import { BootstrapUserInput, IssueUserKeyInput, type KeyDto, type MeDto, type UserDto } from "./schema";
-import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./service";
+import { getMe } from "./service";
 
 /** Accounts and keys over GraphQL (docs/graphql.md): `me`, a developer's bootstrapped users, bootstrap, keys. */
 

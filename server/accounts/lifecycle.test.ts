@@ -86,6 +86,30 @@ describe("email verification", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("a wrong code sent with an Idempotency-Key stays counted: verifyEmail commits its own writes, whatever the route", async () => {
+    const user = await bootstrapUser(developer.key);
+    const code = await latestVerificationCode(user.email);
+    const wrong = code === "123456" ? "654321" : "123456";
+    const tries = async () => {
+      const [row] = await (await dbReady())
+        .select({ attempts: accounts.verificationAttempts, tries: accounts.verificationTries })
+        .from(accounts)
+        .where(eq(accounts.id, user.userId));
+      return row;
+    };
+    const send = () =>
+      call("POST", "/v1/me/verify", {
+        key: user.userKey,
+        body: { code: wrong },
+        headers: { "idempotency-key": "counted-wrong" },
+      });
+    expect((await send()).status).toBe(400);
+    expect(await tries()).toEqual({ attempts: 1, tries: 1 });
+    // The replay answers the stored refusal without running the operation again: still one try.
+    expect((await send()).headers.get("idempotent-replayed")).toBe("true");
+    expect(await tries()).toEqual({ attempts: 1, tries: 1 });
+  });
+
   it("attempts are limited: after 5 wrong codes even the right one fails until a new code is requested", async () => {
     const user = await bootstrapUser(developer.key);
     const code = await latestVerificationCode(user.email);

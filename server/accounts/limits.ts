@@ -24,7 +24,10 @@ export const VERIFICATION_LIMITS = {
 /** Live keys an account may hold, by how they are made (the dashboard, and a partner's POST /v1/users/{id}/keys). */
 export const KEY_LIMITS = { developerKeys: 10, userKeys: 100 } as const;
 
-/** What a developer key may be given at issuance (CLI `dev-key create`, the dashboard's own range is narrower). */
+/**
+ * What a developer key may be given at issuance (`CreateDeveloperKeyInput`, which the CLI's `dev-key create`
+ * reads its options through; the dashboard's own range is narrower).
+ */
 export const DEVELOPER_KEY_RANGES = {
   dailyLimit: { min: 1, max: 10_000_000 },
   rpm: { min: 1, max: 1_000_000 },

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { READ_ONLY, toolsFor, writes } from "@/server/mcp/tool";
 import { ACCOUNT_OPERATIONS } from "./operations";
+import { bootstrapUser } from "./partners";
 import { BootstrapUserInput, BootstrapUserResponse, MeDto } from "./schema";
-import { bootstrapUser, getMe } from "./service";
+import { getMe } from "./service";
 
 const tool = toolsFor(ACCOUNT_OPERATIONS);
 

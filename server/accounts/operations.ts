@@ -1,5 +1,6 @@
+import type { ServiceContext } from "@/server/context";
 import type { OperationDefinition } from "@/server/operations";
-import { authorizerFor } from "./authorize";
+import { authorizeOperator as authorizeOperatorOf, authorizerFor } from "./authorize";
 import { SCOPES } from "./scopes";
 
 /** Accounts and keys (docs/api.md, "Accounts and keys"). */
@@ -17,7 +18,13 @@ export const ACCOUNT_OPERATIONS = {
   listBootstrappedUsers: { scopes: [SCOPES.developerRead], access: "read" },
   // The key's own identity and budget: a session has no key.
   getMe: { scopes: [], access: "read", via: ["api_key", "oauth"], oauthScope: "marea.read" },
-  verifyEmail: { scopes: [SCOPES.meVerify], access: "write", via: ["api_key", "oauth"] },
+  // A wrong code stays counted although the answer is a 4xx: no door runs it in a transaction it rolls back.
+  verifyEmail: {
+    scopes: [SCOPES.meVerify],
+    access: "write",
+    via: ["api_key", "oauth"],
+    commitsOwnWrites: true,
+  },
   resendVerification: { scopes: [SCOPES.meResendVerification], access: "write" },
   cancelAccount: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
   acceptTerms: { scopes: [SCOPES.catalogWrite], access: "write", termsGate: false },
@@ -31,7 +38,23 @@ export const ACCOUNT_OPERATIONS = {
   // The owner's own control over the partner that bootstrapped the account (docs/api.md, "Partner access"): not
   // held back by new terms, like cancelling.
   setPartnerAccess: { scopes: [SCOPES.catalogWrite], access: "write", via: ["session"], termsGate: false },
+  // The operator's (docs/architecture.md, "Actors"; docs/operations.md, "The command line"): the CLI and its admin
+  // endpoint, never an actor of any door. No scope: `authorizeOperator` checks the context instead.
+  createDeveloperKey: { scopes: [], access: "write", operator: true },
+  setPlan: { scopes: [], access: "write", operator: true },
+  revokeDeveloperKey: { scopes: [], access: "write", operator: true },
 } as const satisfies Record<string, OperationDefinition>;
 
 /** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(ACCOUNT_OPERATIONS);
+
+type OperatorOperation = {
+  [K in keyof typeof ACCOUNT_OPERATIONS]: (typeof ACCOUNT_OPERATIONS)[K] extends { operator: true }
+    ? K
+    : never;
+}[keyof typeof ACCOUNT_OPERATIONS];
+
+/** `authorizeOperator` (server/accounts/authorize.ts) over this feature's operator operations. */
+export function authorizeOperator(ctx: ServiceContext, operation: OperatorOperation): void {
+  authorizeOperatorOf(ctx, operation, ACCOUNT_OPERATIONS[operation]);
+}

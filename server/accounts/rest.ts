@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "@/server/http/route";
 import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
+import { bootstrapUser, issueUserKey } from "./partners";
 import {
   AcceptTermsInput,
   BootstrapUserInput,
@@ -11,7 +12,7 @@ import {
   UserIdParams,
   VerifyEmailInput,
 } from "./schema";
-import { bootstrapUser, getMe, issueUserKey } from "./service";
+import { getMe } from "./service";
 import { resendVerification, verifyEmail } from "./verification";
 
 export const accountRoutes = [
@@ -63,8 +64,6 @@ export const accountRoutes = [
       "Verify the account's email with the mailed code; adds storefront:publish to its keys and fires user.verified.",
     tags: ["accounts"],
     auth: "key",
-    // A wrong code must stay counted although the answer is a 4xx: the operation commits its own writes.
-    idempotentInTransaction: false,
     body: VerifyEmailInput,
     responses: { 200: { description: "Verified; the identity as GET /v1/me", schema: MeDto } },
     errors: ["invalid_verification_code", "verification_rate_limited", "verification_locked"],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ListQuery } from "@/server/lib/pagination";
 import { localizedError, pathId, text } from "@/server/validation";
+import { DEVELOPER_KEY_RANGES } from "./limits";
 
 export const Language = z.enum(["es", "en", "pt"]);
 export const Plan = z.enum(["FREE_NEW", "FREE_OLD", "PRO"]);
@@ -132,6 +133,26 @@ export type AccountKeyDto = z.infer<typeof AccountKeyDto>;
 
 /** A developer key's daily budget chosen in the dashboard (docs/ui.md, "API keys"): 1-10,000, default 50. */
 export const DeveloperKeyDailyLimit = z.number().int().min(1).max(10_000);
+
+/** An integer within one of the ranges an operator may give a developer key. */
+function keyFigure(range: { min: number; max: number }) {
+  return z.number().int().min(range.min).max(range.max);
+}
+
+/**
+ * What an operator gives a new developer key (`createDeveloperKey`; CLI `dev-key create`, docs/operations.md,
+ * "The command line"): requests per UTC day 1-10,000,000, per minute 1-1,000,000, and the account's own bootstrap
+ * budget per UTC day 1-10,000,000. The service parses its input with it, so every caller meets the same ranges
+ * (400 `invalid_request` naming the field); the CLI reads its options through the same fields.
+ */
+export const CreateDeveloperKeyInput = z.strictObject({
+  email: z.email(),
+  name: text({ min: 1, max: 100 }).nullish(),
+  dailyLimit: keyFigure(DEVELOPER_KEY_RANGES.dailyLimit).optional(),
+  rpm: keyFigure(DEVELOPER_KEY_RANGES.rpm).optional(),
+  bootstrapDailyLimit: keyFigure(DEVELOPER_KEY_RANGES.dailyLimit).optional(),
+});
+export type CreateDeveloperKeyInput = z.infer<typeof CreateDeveloperKeyInput>;
 
 /** Create a key for the signed-in account: a user key (verified accounts only) or a developer key. */
 export const CreateAccountKeyInput = z.discriminatedUnion("kind", [

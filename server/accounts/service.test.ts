@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { operatorContext } from "@/server/context";
+import { dbReady } from "@/server/db/client";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { contextWith, oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
-import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
+import { acceptCurrentTerms, cancelOwnAccount, revokeDeveloperKeyAndCascade } from "./cancellation";
+import { createDeveloperKey, setPlan } from "./operator";
+import { bootstrapUser, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./partners";
 import { BootstrapUserInput } from "./schema";
-import { bootstrapUser, getMe, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./service";
+import { getMe } from "./service";
 import { currentTerms } from "./terms";
 import { createDeveloper, uniqueEmail } from "./testing";
 import { verifyEmail } from "./verification";
@@ -120,6 +124,67 @@ describe("a developer's bootstrapped users", () => {
       await expect(loadBootstrappedUsers(ctx, { userIds: [user.id] })).rejects.toMatchObject({
         code: "insufficient_scope",
       });
+    }
+  });
+});
+
+// docs/architecture.md, "Actors": the operator's functions run only in the operator's context (`operatorContext`,
+// made by the CLI and its admin endpoint), never for an actor of any door nor for a public caller.
+describe("the operator's functions", () => {
+  it("refuse a developer key, a user key, a dashboard session, an OAuth app and a public context with 403 insufficient_scope, writing nothing", async () => {
+    const developer = await createDeveloper();
+    const made = await bootstrapUser(await serviceContextFor(developer.key), bootstrapInput());
+    const contexts = [
+      await serviceContextFor(developer.key),
+      await serviceContextFor(made.userKey),
+      await sessionContextFor(developer.accountId),
+      await oauthContextFor(made.userKey),
+      await contextWith(null),
+    ];
+    for (const ctx of contexts) {
+      const who = ctx.actor ? `${ctx.actor.kind} via ${ctx.actor.via.type}` : "public";
+      for (const refused of [
+        () => createDeveloperKey(ctx, { email: uniqueEmail("refused"), dailyLimit: 5 }),
+        () => setPlan(ctx, { email: made.user.email, plan: "PRO" }),
+        () => revokeDeveloperKeyAndCascade(ctx, { keyId: developer.keyId }),
+      ]) {
+        await expect(refused(), who).rejects.toMatchObject({ code: "insufficient_scope", status: 403 });
+      }
+    }
+    expect((await getMe(await serviceContextFor(developer.key))).keyId).toBe(developer.keyId);
+    expect((await getMe(await serviceContextFor(made.userKey))).account.plan).toBe("FREE_NEW");
+  });
+
+  it("run in the operator's context: a developer key, a plan, a revocation", async () => {
+    const operator = operatorContext({ db: await dbReady() });
+    const email = uniqueEmail("operated");
+    const created = await createDeveloperKey(operator, { email, dailyLimit: 7, rpm: 70 });
+    const me = await getMe(await serviceContextFor(created.key));
+    expect(me).toMatchObject({ type: "developer", rateLimit: { rpm: 70, rpd: 7 } });
+    expect(await setPlan(operator, { email, plan: "PRO" })).toEqual({
+      accountId: created.accountId,
+      plan: "PRO",
+    });
+    expect(await revokeDeveloperKeyAndCascade(operator, { keyId: created.keyId })).toEqual({
+      keyId: created.keyId,
+      cancelledAccounts: 0,
+    });
+    await expect(serviceContextFor(created.key)).rejects.toMatchObject({ code: "api_key_revoked" });
+  });
+
+  it("createDeveloperKey holds its own ranges (its schema, which the CLI reads): 400 invalid_request naming the field", async () => {
+    const operator = operatorContext({ db: await dbReady() });
+    for (const [input, param] of [
+      [{ dailyLimit: 0 }, "dailyLimit"],
+      [{ dailyLimit: 10_000_001 }, "dailyLimit"],
+      [{ rpm: 0 }, "rpm"],
+      [{ rpm: 1_000_001 }, "rpm"],
+      [{ bootstrapDailyLimit: 10_000_001 }, "bootstrapDailyLimit"],
+      [{ email: "not an address" }, "email"],
+    ] as const) {
+      await expect(
+        createDeveloperKey(operator, { email: uniqueEmail("range"), ...input }),
+      ).rejects.toMatchObject({ code: "invalid_request", status: 400, options: { param } });
     }
   });
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { createServiceContext } from "@/server/context";
+import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
+import { createDeveloperKey } from "./operator";
+import { bootstrapUser as bootstrapUserService } from "./partners";
 import { BootstrapUserInput } from "./schema";
-import { bootstrapUser as bootstrapUserService, createDeveloperKey } from "./service";
 
 export function uniqueEmail(label = "user"): string {
   return `${label}-${randomBytes(5).toString("hex")}@example.com`;
@@ -12,7 +13,7 @@ export function uniqueEmail(label = "user"): string {
 /** A developer account with one developer key (as `npm run cli -- dev-key create` makes). */
 export async function createDeveloper(options: { dailyLimit?: number; rpm?: number; email?: string } = {}) {
   const email = options.email ?? uniqueEmail("dev");
-  const created = await createDeveloperKey(createServiceContext({ db: await dbReady() }), {
+  const created = await createDeveloperKey(operatorContext({ db: await dbReady() }), {
     email,
     name: "test developer",
     dailyLimit: options.dailyLimit ?? 100_000,

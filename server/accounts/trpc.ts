@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { input, router, sessionProcedure } from "@/server/trpc/init";
+import {
+  createAccountKey,
+  listAccountKeys,
+  previewAccountKeyRevocation,
+  revokeAccountKey,
+} from "./account-keys";
+import { getAccount, setAccountLanguage, setPartnerAccess } from "./account-page";
 import { acceptCurrentTerms, cancelOwnAccount } from "./cancellation";
+import { issueUserKey, listPartnerUsers } from "./partners";
 import {
   AcceptTermsInput,
   AccountKeyIdInput,
@@ -11,24 +19,13 @@ import {
   SetPartnerAccessInput,
   UserIdParams,
 } from "./schema";
-import {
-  createAccountKey,
-  getAccount,
-  issueUserKey,
-  listAccountKeys,
-  listPartnerUsers,
-  previewAccountKeyRevocation,
-  revokeAccountKey,
-  setAccountLanguage,
-  setPartnerAccess,
-} from "./service";
 
 const IssueUserKeyArgs = UserIdParams.extend(IssueUserKeyInput.shape);
 const NoInput = z.strictObject({});
 
 /**
  * The dashboard's account procedures (docs/ui.md, "API keys", "Account", "Developers"): one line each over
- * server/accounts/service.ts and cancellation.ts.
+ * account-keys.ts, account-page.ts, partners.ts and cancellation.ts.
  */
 export const accountsRouter = router({
   listKeys: sessionProcedure.query(({ ctx }) => listAccountKeys(ctx.service)),

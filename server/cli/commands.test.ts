@@ -108,6 +108,21 @@ describe("cli commands", () => {
     await expect(runCommand(db, ["frobnicate"])).rejects.toMatchObject({ code: "invalid_request" });
   });
 
+  it("dev-key create reads its figures through the service's schema: out of range is invalid_request naming the option", async () => {
+    const db = await dbReady();
+    for (const [option, value] of [
+      ["--daily-limit", "0"],
+      ["--daily-limit", "10000001"],
+      ["--rpm", "1000001"],
+      ["--rpm", "sixty"],
+      ["--bootstraps-per-day", "1.5"],
+    ] as const) {
+      await expect(
+        runCommand(db, ["dev-key", "create", "--email", uniqueEmail(), option, value]),
+      ).rejects.toMatchObject({ code: "invalid_request", options: { param: option.slice(2) } });
+    }
+  });
+
   it("jobs run executes a scheduled job by name", async () => {
     const out = (await runCommand(await dbReady(), ["jobs", "run", "purge-idempotency-keys"])) as {
       job: string;

@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
-import { Plan } from "@/server/accounts/schema";
-import { createDeveloperKey, setPlan } from "@/server/accounts/service";
-import { createServiceContext } from "@/server/context";
+import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
+import { CreateDeveloperKeyInput, Plan } from "@/server/accounts/schema";
+import { operatorContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { parseInput, text } from "@/server/validation";
@@ -16,12 +16,19 @@ export const CLI_USAGE = `usage: npm run cli -- <command>
   jobs run <${JOB_NAMES.join("|")}>
   db migrate`;
 
+/** A number option, read through the service's own field (its range and its message). */
+function figure(field: z.ZodOptional<z.ZodNumber>) {
+  return z.coerce.number().pipe(field.unwrap()).optional();
+}
+
+// The service's schema (its ranges live there: server/accounts/schema.ts), under the CLI's option names.
+const DEVELOPER_KEY = CreateDeveloperKeyInput.shape;
 const DevKeyCreate = z.strictObject({
-  email: z.email(),
-  name: text({ min: 1, max: 100 }).optional(),
-  "daily-limit": z.coerce.number().int().min(1).max(10_000_000).optional(),
-  rpm: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  "bootstraps-per-day": z.coerce.number().int().min(1).max(10_000_000).optional(),
+  email: DEVELOPER_KEY.email,
+  name: DEVELOPER_KEY.name,
+  "daily-limit": figure(DEVELOPER_KEY.dailyLimit),
+  rpm: figure(DEVELOPER_KEY.rpm),
+  "bootstraps-per-day": figure(DEVELOPER_KEY.bootstrapDailyLimit),
 });
 const DevKeyRevoke = z.strictObject({ id: text().regex(/^key_/) });
 const PlanSet = z.strictObject({ email: z.email(), plan: Plan });
@@ -43,10 +50,10 @@ function options(args: string[]): Record<string, string> {
 /**
  * Runs one CLI command against a database and returns the JSON object it prints (README.md, "Command line").
  * The same function answers the admin endpoint, so a CLI beside a running PGlite server behaves identically.
- * Commands are the operator's: they run without an actor.
+ * Commands are the operator's: they run in the operator's context (docs/architecture.md, "Actors").
  */
 export async function runCommand(db: Db, argv: string[], now: Date = new Date()): Promise<unknown> {
-  const ctx = createServiceContext({ db, now: () => now });
+  const ctx = operatorContext({ db, now: () => now });
   try {
     return await runOperatorCommand(ctx, argv);
   } finally {
@@ -54,10 +61,7 @@ export async function runCommand(db: Db, argv: string[], now: Date = new Date())
   }
 }
 
-async function runOperatorCommand(
-  ctx: ReturnType<typeof createServiceContext>,
-  argv: string[],
-): Promise<unknown> {
+async function runOperatorCommand(ctx: ServiceContext, argv: string[]): Promise<unknown> {
   const { db } = ctx;
   const now = ctx.now();
   const [group, action, ...rest] = argv;

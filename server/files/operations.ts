@@ -7,7 +7,8 @@ import type { OperationDefinition } from "@/server/operations";
  * tool `marea.import_image` (docs/mcp.md, "Tools"): an upload whose bytes are fetched from a URL.
  */
 export const FILE_OPERATIONS = {
-  createFile: { scopes: [SCOPES.catalogWrite], access: "write" },
+  // The bytes go to the file store before the row: no door runs it inside a transaction of its own.
+  createFile: { scopes: [SCOPES.catalogWrite], access: "write", commitsOwnWrites: true },
   getFile: { scopes: [SCOPES.catalogRead], access: "read" },
   importImage: { scopes: [SCOPES.catalogWrite], access: "write", oauthScope: "marea.write" },
 } as const satisfies Record<string, OperationDefinition>;

@@ -69,8 +69,6 @@ export const fileRoutes = [
     },
     responses: { 201: { description: "The stored file", schema: FileEnvelope } },
     errors: ["plan_storage_quota_reached"],
-    // The bytes go to the file store before the row: the operation commits its own writes.
-    idempotentInTransaction: false,
     handler: async (ctx, { raw, headers }) => {
       const image = await imageOf(raw ?? Buffer.alloc(0), headers);
       return { status: 201, body: { file: await createFile(ctx, image) } };

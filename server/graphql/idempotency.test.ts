@@ -1,11 +1,20 @@
 import { eq } from "drizzle-orm";
+import { type ExecutionArgs, type ExecutionResult, parse } from "graphql";
 import { describe, expect, it } from "vitest";
+import { accounts } from "@/server/accounts/tables";
+import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
+import { verifyEmail } from "@/server/accounts/verification";
 import { dbReady } from "@/server/db/client";
+import { isAppError } from "@/server/errors";
 import { claimIdempotencyKey } from "@/server/http/idempotency";
+import { latestVerificationCode } from "@/server/orders/testing";
 import { products } from "@/server/products/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
-import { sessionActor } from "@/server/testing/context";
-import { graphQLFingerprint } from "./idempotency";
+import { serviceContextFor, sessionActor } from "@/server/testing/context";
+import { commitsOwnWrites } from "@/server/wiring/operations";
+import { createGraphQLContext, type GraphQLContext } from "./context";
+import { graphQLErrorOf } from "./errors";
+import { executeIdempotently, graphQLFingerprint, idempotencyScopeOf } from "./idempotency";
 import { gql, testYoga } from "./testing";
 
 // Idempotency-Key on GraphQL mutations (docs/graphql.md, "Idempotency"): /v1's store and rules, one mutation per
@@ -166,5 +175,62 @@ describe("Idempotency-Key on mutations", () => {
     const otherSession = await gql(CREATE, { yoga, variables, headers: { ...headers, cookie: "ses_b" } });
     expect(otherSession.headers.get("idempotent-replayed")).toBeNull();
     expect(await productsOf()).toHaveLength(2);
+  });
+});
+
+// A mutation whose operation commits its own writes (docs/architecture.md, "Operations": `commitsOwnWrites`) is
+// run outside the door's transaction. No GraphQL field runs verifyEmail today: the executor is given one that does,
+// under the name of its operation, and, for contrast, under the name of an operation that runs in the transaction.
+describe("Idempotency-Key on a mutation whose operation commits its own writes", () => {
+  it("a wrong verification code stays counted and its refusal is stored; in the door's transaction it would roll back", async () => {
+    const developer = await createDeveloper();
+    const user = await bootstrapUser(developer.key);
+    const code = await latestVerificationCode(user.email);
+    const wrong = code === "123456" ? "654321" : "123456";
+    const db = await dbReady();
+    const ctx = await serviceContextFor(user.userKey);
+    if (!ctx.actor) throw new Error("expected an actor");
+    const scopeId = idempotencyScopeOf(ctx.actor);
+    const execute = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+      try {
+        await verifyEmail((args.contextValue as GraphQLContext).service, { code: wrong });
+        return { data: { verify: true } };
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        return { data: { verify: null }, errors: [graphQLErrorOf(error)] };
+      }
+    };
+    const run = (mutation: string, idempotencyKey: string) =>
+      executeIdempotently(
+        execute,
+        { contextValue: createGraphQLContext(ctx), document: parse("mutation { verify }") } as ExecutionArgs,
+        {
+          scopeId,
+          idempotencyKey,
+          fingerprint: graphQLFingerprint({ query: mutation }),
+          mutation,
+          commitsOwnWrites: commitsOwnWrites(mutation),
+        },
+        { db, requestId: "req_test", language: "en", contentType: "application/json", now: () => new Date() },
+      );
+    const tries = async () => {
+      const [row] = await db
+        .select({ tries: accounts.verificationTries })
+        .from(accounts)
+        .where(eq(accounts.id, user.userId));
+      return row?.tries;
+    };
+
+    const first = await run("verifyEmail", "gql-verify");
+    expect(first.answer).toMatchObject({ isReplay: false });
+    expect(first.answer?.body).toContain("invalid_verification_code");
+    expect(await tries()).toBe(1);
+    const again = await run("verifyEmail", "gql-verify");
+    expect(again.answer).toMatchObject({ isReplay: true, body: first.answer?.body });
+    expect(await tries()).toBe(1);
+
+    const inTransaction = await run("createProduct", "gql-rolled-back");
+    expect(inTransaction.answer?.body).toContain("invalid_verification_code");
+    expect(await tries()).toBe(1);
   });
 });

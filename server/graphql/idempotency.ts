@@ -1,17 +1,29 @@
-import type { ExecutionArgs, ExecutionResult, GraphQLError } from "graphql";
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 import { type Actor, actorKey, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { isAppError } from "@/server/errors";
 import {
   checkInTransaction,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
   fingerprintOf,
   recordInTransaction,
   recordRefusal,
+  releaseIdempotencyKey,
   type StoredResponse,
   storedResponseFor,
   validateIdempotencyKey,
 } from "@/server/http/idempotency";
+import { log } from "@/server/lib/log";
 import type { GraphQLContext } from "./context";
 import { graphQLErrorOf, isServerFailure, renderErrors } from "./errors";
 import { isInputRejection } from "./input";
@@ -26,11 +38,23 @@ import { isInputRejection } from "./input";
  * - the operation refused (a 4xx catalogue error): everything it wrote is rolled back, and the refusal is stored,
  *   so a retry gets the same error;
  * - input validation refused it, or a 5xx: nothing is stored, and a corrected retry with the key runs.
+ *
+ * A mutation whose operation commits its own writes (`commitsOwnWrites` in the operations table: verifyEmail keeps
+ * a wrong code counted) never runs in that transaction, which its refusal would roll back: as on /v1, the key is
+ * claimed first under a lease, the mutation runs outside, and its answer (or its refusal) completes the claim.
  */
 
 export const GRAPHQL_PATH = "/api/graphql";
 
-export type IdempotentCall = { scopeId: string; idempotencyKey: string; fingerprint: string };
+export type IdempotentCall = {
+  scopeId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  /** The request's one root mutation field, named as its operation (`rootMutationOf`); null when unknown. */
+  mutation: string | null;
+  /** The mutation's operation commits its own writes (`commitsOwnWrites` in the operations table). */
+  commitsOwnWrites: boolean;
+};
 
 /** What the door answers for an idempotent mutation: the stored response, fresh or replayed. */
 export type FinalAnswer = StoredResponse & { isReplay: boolean };
@@ -52,6 +76,31 @@ export function graphQLFingerprint(params: {
     GRAPHQL_PATH,
     JSON.stringify([params.query ?? null, params.operationName ?? null, params.variables ?? null]),
   );
+}
+
+/** The name of the first root field of a mutation (the door lets exactly one through with a key). */
+export function rootMutationOf(
+  operation: OperationDefinitionNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): string | null {
+  const find = (set: SelectionSetNode, seen: Set<string>): string | null => {
+    for (const selection of set.selections) {
+      let found: string | null = null;
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== "__typename") found = selection.name.value;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        found = find(selection.selectionSet, seen);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment && !seen.has(fragment.name.value)) {
+          found = find(fragment.selectionSet, new Set([...seen, fragment.name.value]));
+        }
+      }
+      if (found) return found;
+    }
+    return null;
+  };
+  return find(operation.selectionSet, new Set());
 }
 
 /**
@@ -93,6 +142,7 @@ export async function executeIdempotently(
   const context = args.contextValue as GraphQLContext;
   const outer = context.service;
   try {
+    if (call.commitsOwnWrites) return await executeClaimed(execute, args, call, answering);
     let refused: ExecutionResult | null = null;
     const answered = await inTransaction(answering.db, async (tx) => {
       const check = await checkInTransaction(
@@ -155,6 +205,48 @@ export async function executeIdempotently(
   } finally {
     context.service = outer;
   }
+}
+
+/**
+ * A mutation whose operation commits its own writes: the key is claimed first (a lease, /v1's
+ * `claimIdempotencyKey`), the mutation runs on the request's own context, outside any transaction of the door,
+ * then its answer or its refusal completes the claim. An input refusal or a 5xx releases the key (nothing stored).
+ */
+async function executeClaimed(
+  execute: (args: ExecutionArgs) => Promise<ExecutionResult>,
+  args: ExecutionArgs,
+  call: IdempotentCall,
+  answering: Answering,
+): Promise<{ result: ExecutionResult; answer: FinalAnswer | null }> {
+  const { db } = answering;
+  const claim = await claimIdempotencyKey(
+    db,
+    call.scopeId,
+    call.idempotencyKey,
+    call.fingerprint,
+    answering.now(),
+  );
+  if (claim.kind === "replay")
+    return { result: { data: null }, answer: { ...claim.response, isReplay: true } };
+  const release = () =>
+    releaseIdempotencyKey(db, call.scopeId, call.idempotencyKey).catch((error: unknown) => {
+      log("error", "could not release idempotency claim", { requestId: answering.requestId, error });
+    });
+  let result: ExecutionResult;
+  try {
+    result = await execute(args);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  const errors = result.errors ?? [];
+  if (errors.length > 0 && !isStorable(errors)) {
+    await release();
+    return { result, answer: null };
+  }
+  const answer = answerOf(errors.length > 0 ? renderErrors(result, answering) : result, answering);
+  await completeIdempotencyKey(db, call.scopeId, call.idempotencyKey, answer);
+  return { result, answer: { ...answer, isReplay: false } };
 }
 
 /** Thrown inside the transaction to roll a refused mutation back. */

@@ -20,6 +20,7 @@ import {
   GRAPHQL_PATH,
   graphQLFingerprint,
   idempotencyScopeOf,
+  rootMutationOf,
 } from "./idempotency";
 import { fragmentsOf, GRAPHQL_LIMITS, operationCost, rootFieldCount } from "./limits";
 import { actorFromSessionCookie, assertSessionMutationAllowed, type SessionResolver } from "./session";
@@ -70,6 +71,12 @@ export type GraphQLYogaOptions = {
    * routes (server/wiring/graphql.ts passes `restActionFor`).
    */
   resolveAction?: ActionResolver;
+  /**
+   * Whether the operation a root mutation is named after commits its own writes (`commitsOwnWrites` in the
+   * operations table: server/wiring/graphql.ts passes the app's); an idempotent one then never runs inside the
+   * transaction a refusal rolls back (idempotency.ts). Default: none does.
+   */
+  commitsOwnWrites?: (mutation: string) => boolean;
 };
 
 /** The GraphQL door over a schema (server/wiring/graphql.ts gives the app's, gathered from every feature). */
@@ -196,10 +203,13 @@ export function createGraphQLYoga(
           }),
         );
       }
+      const mutation = rootMutationOf(operation, fragmentsOf(args.document));
       const call = {
         scopeId: idempotencyScopeOf(state.actor),
         idempotencyKey,
         fingerprint: graphQLFingerprint(state.params ?? {}),
+        mutation,
+        commitsOwnWrites: mutation !== null && (options.commitsOwnWrites?.(mutation) ?? false),
       };
       const db = state.db;
       let claim: Awaited<ReturnType<typeof claimForMutation>>;

@@ -137,7 +137,17 @@ export async function runPipeline(
 
     const response =
       key && isIdempotent
-        ? await runIdempotent(route, ctx, key.keyId, input, request, rawBody, idempotencyKey, state)
+        ? await runIdempotent(
+            route,
+            ctx,
+            key.keyId,
+            input,
+            request,
+            rawBody,
+            idempotencyKey,
+            state,
+            operation,
+          )
         : replyToResponse(await route.handler(ctx, input), state);
     ctx.runAfterCommit();
     return response;
@@ -216,8 +226,9 @@ function replyToResponse(reply: Reply, state: RequestState): Response {
  * (`checkInTransaction`, `recordInTransaction`), so the write and its record commit together, and a request
  * that fails (a 5xx, a lost connection, a killed process) leaves nothing behind: PostgreSQL drops its lock with
  * the transaction and the retry runs at once. A 4xx is stored after the write rolled back. `oneStatement`
- * operations first try their one statement, which records the answer itself. An operation that must act
- * outside a transaction (`idempotentInTransaction: false`) claims the key first, under a lease.
+ * operations first try their one statement, which records the answer itself. An operation that commits its own
+ * writes (`commitsOwnWrites` in the operations table: verifyEmail keeps a wrong code counted) never runs inside
+ * that transaction, whichever route carries it: the key is claimed first, under a lease.
  */
 async function runIdempotent(
   route: AnyRoute,
@@ -228,6 +239,7 @@ async function runIdempotent(
   rawBody: string,
   idempotencyKey: string,
   state: RequestState,
+  operation?: OperationDefinition,
 ): Promise<Response> {
   const fingerprint = requestFingerprint(request, state, rawBody);
   const key = { keyId, idempotencyKey, fingerprint };
@@ -235,7 +247,7 @@ async function runIdempotent(
     const answered = await runOneStatementClaimingKey(route.oneStatement, ctx, input, key, state);
     if (answered) return answered;
   }
-  if (route.idempotentInTransaction === false) return runClaimed(route, ctx, input, key, state);
+  if (operation?.commitsOwnWrites) return runClaimed(route, ctx, input, key, state);
 
   try {
     const outcome = await inTransaction(ctx.db, async (tx) => {

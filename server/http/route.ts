@@ -63,12 +63,6 @@ export type RouteDefinition<B = unknown, Q = unknown, P = unknown> = {
   /** Honour Idempotency-Key (default: every POST, PATCH and DELETE). */
   idempotent?: boolean;
   /**
-   * By default an idempotent request's handler runs inside one transaction with its stored response. `false`:
-   * the operation commits its own writes (e.g. it must keep a failed attempt's count even when it answers 4xx)
-   * and the response is stored right after it.
-   */
-  idempotentInTransaction?: boolean;
-  /**
    * For an operation whose whole write is ONE statement and whose answer is known before it runs (product
    * create): with an Idempotency-Key the pipeline calls this instead of `handler`, and `run` stores the
    * response in the write's own statement. Atomic without a transaction, in one round trip; a fresh key is

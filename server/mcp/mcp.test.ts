@@ -3,11 +3,14 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
+import type { Actor } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE } from "@/server/errors";
-import { KEY_SCOPE_FOR } from "@/server/oauth/scopes";
+import { assertOAuthScopes, type McpAuth, McpHttpError, requiredScopeOf } from "@/server/mcp/auth";
+import { KEY_SCOPE_FOR, MCP_SCOPES, type McpScope } from "@/server/oauth/scopes";
 import { connectTestApp } from "@/server/oauth/testing";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
+import type { OperationDefinition } from "@/server/operations";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { awayFromMinuteEdge, call } from "@/server/testing/api";
@@ -74,6 +77,30 @@ describe("the tool registry", () => {
       const scopes: readonly string[] = operation.scopes;
       if (scopes.length > 0) expect(scopes, definition.name).toContain(KEY_SCOPE_FOR[definition.scope]);
       expect(definition.annotations.readOnlyHint, definition.name).toBe(operation.access === "read");
+    }
+  });
+
+  it("the step-up challenge asks for what the operations table names for the tool's operation, and nothing else", () => {
+    const auth = (oauthScopes: McpScope[]): McpAuth => ({ actor: {} as Actor, headers: {}, oauthScopes });
+    for (const definition of TOOLS) {
+      const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: definition.name } };
+      const operation: OperationDefinition<string, McpScope> =
+        OPERATIONS[definition.operation as OperationName];
+      const needed =
+        operation.via && !operation.via.includes("oauth") ? null : (operation.oauthScope ?? null);
+      expect(requiredScopeOf(message), definition.name).toBe(needed);
+      if (needed === null) continue;
+      let refusal: unknown;
+      try {
+        assertOAuthScopes(auth(MCP_SCOPES.filter((scope) => scope !== needed)), [message]);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal, definition.name).toBeInstanceOf(McpHttpError);
+      const { error, headers } = refusal as McpHttpError;
+      expect(error.options.requiredScopes, definition.name).toEqual([needed]);
+      expect(headers["www-authenticate"], definition.name).toMatch(/^Bearer error="insufficient_scope"/);
+      expect(() => assertOAuthScopes(auth([needed]), [message]), definition.name).not.toThrow();
     }
   });
 });

@@ -1,7 +1,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { authenticateKey, holdsLiveDeveloperKeys, sessionActorOf } from "@/server/accounts/actors";
 import { accounts } from "@/server/accounts/tables";
-import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
+import {
+  type Actor,
+  createServiceContext,
+  operatorContext as makeOperatorContext,
+  type ServiceContext,
+} from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { newId } from "@/server/lib/ids";
@@ -47,9 +52,9 @@ export async function asAdapter<T>(
   return result;
 }
 
-/** The operator's context (CLI, jobs): no actor. */
+/** The operator's context, as the CLI makes it (`operatorContext` in server/context.ts): no actor. */
 export async function operatorContext(now: () => Date = () => new Date()): Promise<ServiceContext> {
-  return createServiceContext({ db: await dbReady(), now });
+  return makeOperatorContext({ db: await dbReady(), now });
 }
 
 /** A service context acting as an OAuth-connected app whose consent made the per-user key `rawKey`. */

@@ -9,6 +9,7 @@ import { builder } from "@/server/graphql/builder";
 import "@/server/graphql/node";
 import "@/server/graphql/scalars";
 import { createGraphQLYoga } from "@/server/graphql/yoga";
+import { commitsOwnWrites } from "./operations";
 import { restActionFor } from "./rest";
 
 /**
@@ -18,4 +19,4 @@ import { restActionFor } from "./rest";
 export const schema = lexicographicSortSchema(builder.toSchema());
 
 /** The app's GraphQL door (docs/graphql.md), served at /api/graphql. */
-export const yoga = createGraphQLYoga(schema, { resolveAction: restActionFor });
+export const yoga = createGraphQLYoga(schema, { resolveAction: restActionFor, commitsOwnWrites });

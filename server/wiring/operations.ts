@@ -31,3 +31,10 @@ export type OperationName = keyof typeof OPERATIONS;
 export function isOperationName(name: string): name is OperationName {
   return isOperationIn(OPERATIONS, name);
 }
+
+/** Whether the operation of this name commits its own writes (`commitsOwnWrites`); false for any other name. */
+export function commitsOwnWrites(name: string): boolean {
+  if (!isOperationName(name)) return false;
+  const definition: OperationDefinition = OPERATIONS[name];
+  return definition.commitsOwnWrites === true;
+}
