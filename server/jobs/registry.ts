@@ -17,6 +17,7 @@ import { cancelStalePublicOrders } from "@/server/orders/lifecycle";
 import { purgePublicOrderRateLimits } from "@/server/orders/public";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
+import { processPendingBrandingImages } from "@/server/storefronts/branding-images";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
 
 type Job = { description: string; run: (db: Db, now: Date) => Promise<Record<string, unknown>> };
@@ -52,6 +53,11 @@ export const JOBS: Record<string, Job> = {
     description:
       "Fetch product images still pending (their process stopped before the after-commit task ran)",
     run: async (db) => ({ ...(await processPendingProductImages(db)) }),
+  },
+  "process-branding-images": {
+    description:
+      "Resize storefront logos and backgrounds still pending 10 minutes after their write (their process stopped before the after-commit task ended)",
+    run: async (db, now) => ({ ...(await processPendingBrandingImages(db, now)) }),
   },
   "purge-files": {
     description:
