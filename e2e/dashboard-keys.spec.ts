@@ -152,7 +152,7 @@ test.describe("API keys, account, developers and overview", () => {
       "2 unverified accounts it created will be cancelled (reason key_revoked)",
     );
     await expect(confirm.getByTestId("revoke-description")).toContainText(
-      "order events of the 2 live accounts",
+      "Order events of the 2 live accounts it created stop reaching your endpoints.",
     );
     await checkA11y(page);
     await screenshot(page, "dashboard-keys-revoke-developer");

@@ -5,7 +5,8 @@ import { createPublishedStore } from "./support/storefront";
 
 // Photos in the dashboard (docs/ui.md, "Photos"): a merchant uploads a photo from the product editor through the
 // session's upload door (POST /api/files, the service of POST /v1/files), saves, and the public page serves it as
-// resized WebP variants; a file that is not an image is refused next to the field.
+// resized WebP variants; a file that is not an image is refused next to the field. The same for a logo uploaded
+// in the storefront editor's branding section (docs/api.md, "Branding images").
 
 async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -172,4 +173,81 @@ test("a merchant uploads a photo in the product editor; the public page serves i
   await expect
     .poll(() => card.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
     .toBe(true);
+});
+
+test("a merchant uploads a logo in the storefront editor's branding section; the public page's header serves it as WebP", async ({
+  page,
+  api,
+  mail,
+  signIn,
+}) => {
+  // A published store, a sign-in, an upload, variants, axe twice and four screenshots on 2 shared cores.
+  test.slow();
+  const m = await merchant(page, api, mail, signIn);
+  await page.goto(`/dashboard/storefronts/${m.storefrontId}`);
+  await page.getByRole("tab", { name: "Branding" }).click();
+  await expect(page.getByRole("tab", { name: "Branding", selected: true })).toBeVisible();
+  const field = page.getByTestId("sf-logo-photo-photo");
+
+  // A real photo, picked with the file input: uploaded at once, previewed, its URL in the logo URL field.
+  await page.getByLabel("Logo photo", { exact: true }).setInputFiles({
+    name: "logo.jpg",
+    mimeType: "image/jpeg",
+    buffer: await photo(),
+  });
+  const preview = page.getByTestId("sf-logo-photo-preview");
+  await expect(preview).toHaveAttribute("src", /\/files\/fil_[0-9a-z]+$/);
+  await expect(field.getByText("This file is not an image.")).toHaveCount(0);
+  const fileUrl = (await preview.getAttribute("src")) as string;
+  await expect(page.getByRole("img", { name: "Logo preview" })).toHaveAttribute("src", fileUrl);
+  await expect(page.getByLabel("Logo URL")).toHaveValue(fileUrl);
+  await expect
+    .poll(() => preview.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)))
+    .toBe(640);
+
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("All changes saved")).toBeVisible();
+  // Sent as {fileId}: the Storefront answers the file's url (docs/api.md, "Branding images").
+  const saved = await api<{ storefront: { branding: { logoUrl?: unknown } | null } }>(
+    "GET",
+    `/v1/storefronts/${m.storefrontId}`,
+    { key: m.userKey },
+  );
+  expect(saved.body.storefront.branding?.logoUrl).toBe(fileUrl);
+  await checkA11y(page);
+  await screenshot(page, "dashboard-branding-logo");
+
+  // The public page: once the variants exist (made after the answer; the save expires the cached page), the
+  // header's logo names them in its srcset, each answering image/webp, with its width and height set.
+  const logo = page.locator("header img");
+  await expect
+    .poll(
+      async () => {
+        await page.goto(`/s/${m.slug}`);
+        // No logo yet (the cached page from before the save): nothing to wait for on this load.
+        if ((await logo.count()) === 0) return "";
+        return (await logo.getAttribute("srcset")) ?? "";
+      },
+      { timeout: 60_000 },
+    )
+    .toContain(`${fileUrl}/w160.webp 160w`);
+  await expect(logo).toHaveCount(1);
+  await expect(logo).toHaveAttribute("src", `${fileUrl}/w160.webp`);
+  await expect(logo).toHaveAttribute("width", "80");
+  await expect(logo).toHaveAttribute("height", "80");
+  await expect(logo).toHaveAttribute("sizes", "80px");
+  const srcset = (await logo.getAttribute("srcset")) ?? "";
+  const candidates = srcset.split(",").map((part) => part.trim().split(/\s+/)[0] as string);
+  expect(candidates.length).toBeGreaterThanOrEqual(1);
+  for (const url of candidates) {
+    expect(url).toMatch(/\/files\/fil_[0-9a-z]+\/w[0-9]+\.webp$/);
+    const res = await page.request.get(url);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toBe("image/webp");
+  }
+  await expect
+    .poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+    .toBe(true);
+  await checkA11y(page);
+  await screenshot(page, "storefront-branding");
 });

@@ -309,7 +309,7 @@ test.describe("dashboard storefronts", () => {
     await dialog.getByRole("button", { name: "Create storefront" }).click();
     const createPrompt = dialog.getByTestId("upgrade-prompt");
     await expect(createPrompt).toContainText("The plan's storefront limit has been reached.");
-    await expect(createPrompt).toContainText("FREE_NEW: up to 1 storefronts");
+    await expect(createPrompt).toContainText("FREE_NEW: up to 1 storefront and");
     await expect(createPrompt.getByRole("link", { name: "Upgrade to PRO" })).toHaveAttribute(
       "href",
       /\/dashboard\/billing\?plan=PRO$/,
@@ -321,7 +321,7 @@ test.describe("dashboard storefronts", () => {
     await page.getByRole("button", { name: "Publish" }).click();
     const prompt = page.getByTestId("upgrade-prompt");
     await expect(prompt).toContainText("The account's plan cannot publish storefronts.");
-    await expect(prompt).toContainText("FREE_NEW: up to 1 storefronts and 2,000 products; cannot publish.");
+    await expect(prompt).toContainText("FREE_NEW: up to 1 storefront and 2,000 products; cannot publish.");
     await expect(prompt).toContainText("PRO: up to 10 storefronts and 10,000 products; can publish.");
     await checkA11y(page);
     await screenshot(page, "dashboard-storefront-upgrade");

@@ -82,6 +82,77 @@ describe("counted messages (Intl.PluralRules)", () => {
     expect(plural(pt, "pt", "import.send", { count: 2 })).toBe("Importar 2 produtos");
     expect(plural(pt, "pt", "import.rowsRead", { count: 1, file: "a.csv" })).toBe("1 linha lida de a.csv.");
   });
+
+  it("the dashboard's counts: 1 product, 1 storefront, 1 failure, 1 account in en, es and pt; 2 of each", () => {
+    const en = translator("en");
+    expect(plural(en, "en", "storefronts.list.productsOf", { count: 1, name: "Tacos" })).toBe(
+      "1 product of Tacos",
+    );
+    expect(plural(en, "en", "storefronts.list.productsOf", { count: 2, name: "Tacos" })).toBe(
+      "2 products of Tacos",
+    );
+    expect(plural(en, "en", "storefronts.list.description", { used: 0, count: 1, plan: "FREE_NEW" })).toBe(
+      "0 of 1 storefront on the FREE_NEW plan.",
+    );
+    expect(plural(en, "en", "storefronts.list.description", { used: 2, count: 10, plan: "PRO" })).toBe(
+      "2 of 10 storefronts on the PRO plan.",
+    );
+    expect(
+      plural(en, "en", "storefronts.upgrade.limits", {
+        plan: "FREE_NEW",
+        count: 1,
+        products: "2,000",
+        publish: "cannot publish",
+      }),
+    ).toBe("FREE_NEW: up to 1 storefront and 2,000 products; cannot publish.");
+    expect(plural(en, "en", "storefronts.delete.body", { count: 1 })).toContain(
+      "its 1 product stops counting against your plan.",
+    );
+    expect(plural(en, "en", "storefronts.categories.renamed", { count: 1, name: "Tacos" })).toBe(
+      "1 product is in “Tacos”: it keeps that name, which becomes an orphan category.",
+    );
+    expect(plural(en, "en", "keys.revokedCascade", { name: "App", count: 1 })).toBe(
+      "Developer key App revoked; 1 unverified account cancelled.",
+    );
+    expect(plural(en, "en", "keys.revokedCascade", { name: "App", count: 2 })).toBe(
+      "Developer key App revoked; 2 unverified accounts cancelled.",
+    );
+    expect(
+      en("keys.revoke.developer", {
+        unverified: plural(en, "en", "keys.revoke.unverified", { count: 1 }),
+        live: plural(en, "en", "keys.revoke.live", { count: 2 }),
+      }),
+    ).toBe(
+      "This developer key stops at once. 1 unverified account it created will be cancelled (reason key_revoked). Order events of the 2 live accounts it created stop reaching your endpoints. This cannot be undone.",
+    );
+    expect(plural(en, "en", "overview.deliveries.failures", { count: 1 })).toBe("1 failure in a row");
+    expect(plural(en, "en", "webhooks.recover.done", { count: 1 })).toBe("1 delivery queued again.");
+    expect(plural(en, "en", "import.problem.tooManyCells", { cells: 2, count: 1 })).toMatch(
+      /^2 cells but the header has 1 column \(/,
+    );
+    const es = translator("es");
+    expect(plural(es, "es", "storefronts.list.productsOf", { count: 1, name: "Tacos" })).toBe(
+      "1 producto de Tacos",
+    );
+    expect(plural(es, "es", "keys.revoke.unverified", { count: 1 })).toBe(
+      "Se cancelará 1 cuenta sin verificar que creó (motivo key_revoked).",
+    );
+    expect(plural(es, "es", "keys.revoke.unverified", { count: 3 })).toBe(
+      "Se cancelarán 3 cuentas sin verificar que creó (motivo key_revoked).",
+    );
+    expect(plural(es, "es", "overview.deliveries.failures", { count: 2 })).toBe("2 fallos seguidos");
+    expect(plural(es, "es", "webhooks.recover.done", { count: 1 })).toBe(
+      "1 entrega puesta en cola de nuevo.",
+    );
+    const pt = translator("pt");
+    expect(plural(pt, "pt", "storefronts.categories.renamed", { count: 1, name: "Tacos" })).toBe(
+      "1 produto está em “Tacos”: ele mantém esse nome, que vira uma categoria órfã.",
+    );
+    expect(plural(pt, "pt", "keys.revokedCascade", { name: "App", count: 2 })).toBe(
+      "Chave de desenvolvedor App revogada; 2 contas não verificadas canceladas.",
+    );
+    expect(plural(pt, "pt", "overview.deliveries.failures", { count: 1 })).toBe("1 falha seguida");
+  });
 });
 
 describe("the interface language", () => {

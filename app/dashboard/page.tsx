@@ -6,7 +6,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/app/_components/ui/c
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
-import type { Translate } from "@/app/_i18n/catalogue";
+import { type Language, plural, type Translate } from "@/app/_i18n/catalogue";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
 import type { DeliveryOverviewDto, MerchantOverviewDto, NextStep } from "@/server/overview/schema";
@@ -159,7 +159,7 @@ function Deliveries({
 }: {
   overview: DeliveryOverviewDto;
   t: Translate;
-  language: string;
+  language: Language;
 }) {
   return (
     <section aria-labelledby="deliveries-heading" className="space-y-3">
@@ -218,7 +218,9 @@ function Deliveries({
                     </div>
                     {endpoint.consecutiveFailures > 0 ? (
                       <div className="mt-1 text-xs text-muted">
-                        {t("overview.deliveries.failures", { count: endpoint.consecutiveFailures })}
+                        {plural(t, language, "overview.deliveries.failures", {
+                          count: endpoint.consecutiveFailures,
+                        })}
                       </div>
                     ) : null}
                   </Td>

@@ -11,12 +11,20 @@ import { serveFile } from "@/server/files/http";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { files } from "@/server/files/tables";
 import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
+import { runJob } from "@/server/jobs/registry";
 import { call } from "@/server/testing/api";
 import { asAdapter, contextWith, serviceContextFor } from "@/server/testing/context";
 import { setTestEnv } from "@/server/webhooks/testing";
-import { brandingImagesOf, processBrandingImages, scheduleBrandingImages } from "./branding-images";
+import {
+  brandingImagesOf,
+  PENDING_GRACE_MS,
+  processBrandingImages,
+  scheduleBrandingImages,
+} from "./branding-images";
+import { updateStorefront } from "./patch";
 import { getPublishedStorefrontBySlug, publishStorefront } from "./publish";
-import type { StorefrontDto } from "./schema";
+import { CreateStorefrontInput, type StorefrontDto } from "./schema";
+import { createStorefront } from "./service";
 import { storefronts } from "./tables";
 import { createMerchant, createTestStorefront, type Merchant } from "./testing";
 
@@ -202,5 +210,84 @@ describe("branding images given as external URLs", () => {
     const images = await brandingImagesOf(db, { accountId: merchant.userId, branding: row?.branding });
     expect(images.logo?.srcSet).toBe(`${file.url}/w160.webp 160w, ${file.url}/w480.webp 480w`);
     expect(images.background).toBeNull();
+  });
+});
+
+describe("a write whose after-commit job never ran (the process stopped between the commit and the job)", () => {
+  async function pendingSince(storefrontId: string) {
+    const db = await dbReady();
+    const [row] = await db
+      .select({ pendingSince: storefronts.brandingImagesPendingSince })
+      .from(storefronts)
+      .where(eq(storefronts.id, storefrontId));
+    return row?.pendingSince ?? null;
+  }
+
+  it("leaves the storefront pending; `process-branding-images` resizes it once the grace has passed and clears the mark", async () => {
+    const logoUrl = `${base}/logo/stopped.jpg`;
+    const backgroundUrl = `${base}/cover/stopped.jpg`;
+    // The service calls without `runAfterCommit`: the jobs these writes scheduled are lost.
+    const { storefront } = await createStorefront(
+      await serviceContextFor(merchant.userKey),
+      CreateStorefrontInput.parse({
+        name: "Tacos Lupe",
+        language: "es",
+        currency: "MXN",
+        branding: { logoUrl },
+      }),
+    );
+    expect(await pendingSince(storefront.id)).not.toBeNull();
+    // A PATCH of the font alone keeps the mark as it is; one that sends a background moves it to its updatedAt.
+    const before = await pendingSince(storefront.id);
+    await updateStorefront(await serviceContextFor(merchant.userKey), {
+      storefrontId: storefront.id,
+      patch: { branding: { font: "Lora" } },
+    });
+    expect(await pendingSince(storefront.id)).toEqual(before);
+    const patched = await updateStorefront(await serviceContextFor(merchant.userKey), {
+      storefrontId: storefront.id,
+      patch: { branding: { backgroundUrl } },
+    });
+    const mark = await pendingSince(storefront.id);
+    expect(mark?.toISOString()).toBe(patched.updatedAt);
+    expect(timesFetched("/logo/stopped.jpg")).toBe(0);
+
+    // Within the grace the sweep leaves it to the write's own job.
+    const db = await dbReady();
+    await runJob(db, "process-branding-images", new Date((mark as Date).getTime() + PENDING_GRACE_MS - 1000));
+    expect(timesFetched("/logo/stopped.jpg")).toBe(0);
+    expect(await pendingSince(storefront.id)).toEqual(mark);
+
+    // After it: both images fetched once and resized, the mark cleared, the page serves the variants.
+    const swept = await runJob(
+      db,
+      "process-branding-images",
+      new Date((mark as Date).getTime() + PENDING_GRACE_MS + 1000),
+    );
+    expect(swept).toMatchObject({ job: "process-branding-images" });
+    expect((swept as { resized: number }).resized).toBeGreaterThanOrEqual(2);
+    expect(timesFetched("/logo/stopped.jpg")).toBe(1);
+    expect(timesFetched("/cover/stopped.jpg")).toBe(1);
+    expect((await fetchedFile(logoUrl))?.variants?.map((v) => v.width)).toEqual([160]);
+    expect((await fetchedFile(backgroundUrl))?.variants?.map((v) => v.width)).toEqual([160, 480, 960, 1600]);
+    expect(await pendingSince(storefront.id)).toBeNull();
+    const page = await published(storefront);
+    expect(page.brandingImages.logo?.srcSet).toContain("/w160.webp 160w");
+    expect(page.brandingImages.background?.srcSet).toContain("/w1600.webp 1600w");
+
+    // Nothing pending any more: the next sweep fetches nothing.
+    await runJob(db, "process-branding-images", new Date((mark as Date).getTime() + 2 * PENDING_GRACE_MS));
+    expect(timesFetched("/logo/stopped.jpg")).toBe(1);
+  });
+
+  it("a write whose job ran clears its own mark", async () => {
+    const storefront = await createTestStorefront(merchant.userKey, {
+      branding: { logoUrl: `${base}/logo/ran.jpg` },
+    });
+    for (let waited = 0; (await pendingSince(storefront.id)) !== null; waited += 50) {
+      if (waited > 20_000) throw new Error("the mark was never cleared");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(timesFetched("/logo/ran.jpg")).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "@/server/context";
 import { type Db, getDb } from "@/server/db/client";
 import { fetchImageGuarded, type ImageFetcher } from "@/server/files/fetch";
@@ -22,6 +22,11 @@ import { storefronts } from "./tables";
  * are the file; an external URL is fetched ONCE under the SSRF guard and stored as a file of the account that
  * remembers where it came from (`files.source_url`), so the storefront keeps the URL exactly as sent. Each file
  * gets the WebP variants of every image; the public page serves them with `srcset`.
+ *
+ * The write that sends a logo or background marks the storefront pending (`branding_images_pending_since`, its
+ * new `updatedAt`) in the same statement; its after-commit job clears that mark when it ends. A mark still set
+ * after `PENDING_GRACE_MS` (the process stopped between the commit and the job) is processed by the sweep
+ * `process-branding-images`, as products left pending are by `process-product-images`.
  */
 
 export const BRANDING_IMAGES = ["logoUrl", "backgroundUrl"] as const;
@@ -41,6 +46,11 @@ function referenceOf(value: unknown): Reference {
   return fileId ? { fileId } : { url: value };
 }
 
+/** The branding images a write sends (`sent`: the create's or the PATCH's `branding`): the ones it processes. */
+export function brandingImagesSent(sent: Record<string, unknown> | null | undefined): BrandingImageField[] {
+  return BRANDING_IMAGES.filter((field) => referenceOf(sent?.[field]) !== null);
+}
+
 export type BrandingImageOutcome = "resized" | "failed" | "none";
 
 /**
@@ -54,7 +64,12 @@ export async function processBrandingImages(
   db: Db,
   storefrontId: string,
   fetchImage: ImageFetcher = fetchImageGuarded,
-  options: { now?: Date; fields?: readonly BrandingImageField[] } = {},
+  options: {
+    now?: Date;
+    fields?: readonly BrandingImageField[];
+    /** The pending mark the write that scheduled this job set (default: the row's); cleared at the end. */
+    pendingSince?: Date | null;
+  } = {},
 ): Promise<Record<BrandingImageField, BrandingImageOutcome>> {
   const now = options.now ?? new Date();
   const outcome: Record<BrandingImageField, BrandingImageOutcome> = {
@@ -62,7 +77,12 @@ export async function processBrandingImages(
     backgroundUrl: "none",
   };
   const [row] = await db
-    .select({ accountId: storefronts.accountId, branding: storefronts.branding, slug: storefronts.slug })
+    .select({
+      accountId: storefronts.accountId,
+      branding: storefronts.branding,
+      slug: storefronts.slug,
+      pendingSince: storefronts.brandingImagesPendingSince,
+    })
     .from(storefronts)
     .where(and(eq(storefronts.id, storefrontId), isNull(storefronts.deletedAt)))
     .limit(1);
@@ -105,6 +125,13 @@ export async function processBrandingImages(
       });
     }
   }
+  // Done (resized or failed): the mark goes, unless a newer write set its own (its job clears that one).
+  const pendingSince = options.pendingSince === undefined ? row.pendingSince : options.pendingSince;
+  if (pendingSince)
+    await db
+      .update(storefronts)
+      .set({ brandingImagesPendingSince: null })
+      .where(and(eq(storefronts.id, storefrontId), eq(storefronts.brandingImagesPendingSince, pendingSince)));
   // The public page shows the variants (docs/ui.md, "Public storefront"): this runs after its own commit.
   if (isChanged) notifyStorefrontChanged({ storefrontId, slug: row.slug });
   return outcome;
@@ -113,16 +140,54 @@ export async function processBrandingImages(
 /**
  * After a write committed, resize the logo and background it SENT (`sent`: the create's or the PATCH's `branding`),
  * fetching external URLs. A PATCH of the font alone fetches nothing, so a URL that failed is not fetched again on
- * every branding change.
+ * every branding change. `pendingSince` is the mark the write set (`brandingImagesSent` not empty), cleared at the
+ * end.
  */
 export function scheduleBrandingImages(
   ctx: ServiceContext,
   storefrontId: string,
   sent: Record<string, unknown> | null | undefined,
+  pendingSince: Date | null = null,
 ): void {
-  const fields = BRANDING_IMAGES.filter((field) => referenceOf(sent?.[field]) !== null);
+  const fields = brandingImagesSent(sent);
   if (fields.length === 0) return;
-  ctx.afterCommit(() => processBrandingImages(getDb(), storefrontId, fetchImageGuarded, { fields }));
+  ctx.afterCommit(() =>
+    processBrandingImages(getDb(), storefrontId, fetchImageGuarded, { fields, pendingSince }),
+  );
+}
+
+/** How long a pending mark is left to its write's own job before the sweep takes it over. */
+export const PENDING_GRACE_MS = 10 * 60_000;
+
+/**
+ * The sweep of the scheduled job `process-branding-images`: storefronts still marked pending `PENDING_GRACE_MS`
+ * after their write (the process stopped before its after-commit job ran or ended) get their logo and background
+ * processed, one storefront at a time, and the mark cleared, whatever the outcome.
+ */
+export async function processPendingBrandingImages(
+  db: Db,
+  now: Date,
+  options: { limit?: number; fetchImage?: ImageFetcher } = {},
+): Promise<{ storefronts: number; resized: number; failed: number }> {
+  const rows = await db
+    .select({ id: storefronts.id })
+    .from(storefronts)
+    .where(
+      and(
+        lt(storefronts.brandingImagesPendingSince, new Date(now.getTime() - PENDING_GRACE_MS)),
+        isNull(storefronts.deletedAt),
+      ),
+    )
+    .limit(options.limit ?? 100);
+  const counts = { storefronts: rows.length, resized: 0, failed: 0 };
+  for (const row of rows) {
+    const outcome = await processBrandingImages(db, row.id, options.fetchImage ?? fetchImageGuarded, { now });
+    for (const field of BRANDING_IMAGES) {
+      if (outcome[field] === "resized") counts.resized++;
+      if (outcome[field] === "failed") counts.failed++;
+    }
+  }
+  return counts;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Db } from "@/server/db/client";
 import { isTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { checkFileReferences } from "@/server/files/service";
-import { scheduleBrandingImages } from "./branding-images";
+import { brandingImagesSent, scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { type StorefrontRow, toStorefrontDto } from "./dto";
 import { findLiveStorefront } from "./lookup";
@@ -79,6 +79,11 @@ function storefrontPatchStatement(db: Db) {
           from jsonb_each(${json("schedule")}) as day), '{}'::jsonb) end`,
         // Strictly increasing, so an If-Match taken before a PATCH in the same millisecond is still stale.
         updatedAt: sql`greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')`,
+        // A body that sends a logo or background marks it pending (docs/api.md, "Branding images"), with the new
+        // `updatedAt` (the old row's value on the right of SET), so its job clears its own mark and no newer one.
+        brandingImagesPendingSince: sql`case when ${sql.placeholder("brandingImagesPending")}::text::boolean
+          then greatest(${sql.placeholder("now")}::text::timestamptz, ${t.updatedAt} + interval '1 millisecond')
+          else ${t.brandingImagesPendingSince} end`,
       })
       // `offset 0` keeps the subquery from being inlined: otherwise PostgreSQL parses the JSON text again at each
       // of the ~25 places that read `input.p`.
@@ -151,6 +156,7 @@ export async function updateStorefront(
       accountId: actor.accountId,
       ifMatchAt: expected === null || Number.isNaN(expected) ? null : new Date(expected).toISOString(),
       ifMatchNever: String(expected !== null && Number.isNaN(expected)),
+      brandingImagesPending: String(brandingImagesSent(patch.branding).length > 0),
     })) as StorefrontRow[];
   } catch (error) {
     if (isSlugTaken(error)) throw slugTaken();
@@ -159,7 +165,7 @@ export async function updateStorefront(
   const [row] = rows;
   if (row) {
     storefrontChangedAfterCommit(ctx, { storefrontId: row.id, slug: row.slug });
-    scheduleBrandingImages(ctx, row.id, patch.branding);
+    scheduleBrandingImages(ctx, row.id, patch.branding, row.brandingImagesPendingSince);
     return toStorefrontDto(row);
   }
 

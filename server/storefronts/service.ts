@@ -11,7 +11,7 @@ import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pa
 import type { ProductDto, RejectedProduct } from "@/server/products/schema";
 import { insertProductsWithinLimit } from "@/server/products/service";
 import { products } from "@/server/products/tables";
-import { scheduleBrandingImages } from "./branding-images";
+import { brandingImagesSent, scheduleBrandingImages } from "./branding-images";
 import { storefrontChangedAfterCommit } from "./changes";
 import { toStorefrontDto } from "./dto";
 import { findLiveStorefront, findLiveStorefronts } from "./lookup";
@@ -117,12 +117,14 @@ export async function createStorefront(
           slug: input.slug ?? null,
           hidden: input.hidden ?? false,
           published: false,
+          // docs/api.md, "Branding images": cleared by the job below; a sweep takes it over if that never runs.
+          brandingImagesPendingSince: brandingImagesSent(input.branding).length > 0 ? now : null,
           createdAt: now,
           updatedAt: now,
         })
         .returning();
       if (!row) throw new Error("storefront insert returned no row");
-      scheduleBrandingImages(ctx, row.id, input.branding);
+      scheduleBrandingImages(ctx, row.id, input.branding, row.brandingImagesPendingSince);
       const created =
         input.products && input.products.length > 0
           ? await insertProductsWithinLimit(ctx, db, {

@@ -37,6 +37,15 @@ export const storefronts = pgTable(
     paymentMethods: jsonb("payment_methods").$type<string[] | null>(),
     /** Last publicOrderId handed out for this storefront (orders number from 1 per storefront). */
     orderCounter: integer("order_counter").notNull().default(0),
+    /**
+     * Set by a write that sent a logo or background (to that write's `updatedAt`), cleared when its processing
+     * ends: one still set after the process stopped is picked up by `process-branding-images` (docs/api.md,
+     * "Branding images"). Never shown.
+     */
+    brandingImagesPendingSince: timestamp("branding_images_pending_since", {
+      withTimezone: true,
+      mode: "date",
+    }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
     deletedAt: timestamp("deleted_at", { withTimezone: true, mode: "date" }),
@@ -44,5 +53,8 @@ export const storefronts = pgTable(
   (t) => [
     index("storefronts_account_idx").on(t.accountId, t.id),
     uniqueIndex("storefronts_slug_uq").on(t.slug).where(sql`slug is not null and deleted_at is null`),
+    index("storefronts_branding_pending_idx")
+      .on(t.brandingImagesPendingSince)
+      .where(sql`branding_images_pending_since is not null`),
   ],
 );

@@ -18,6 +18,7 @@ import { cancelStalePublicOrders } from "@/server/orders/lifecycle";
 import { purgePublicOrderRateLimits } from "@/server/orders/public";
 import { processPendingProductImages } from "@/server/products/images";
 import { purgeExpiredSignInData } from "@/server/sessions/service";
+import { processPendingBrandingImages } from "@/server/storefronts/branding-images";
 import { purgeDeliveries } from "@/server/webhooks/delivery";
 /**
  * Every scheduled job by name. `npm run cli -- jobs run <name>`, the in-process scheduler and the Inngest cron
@@ -50,6 +51,11 @@ export const JOBS: JobTable = {
     description:
       "Fetch product images still pending (their process stopped before the after-commit task ran)",
     run: async (db) => ({ ...(await processPendingProductImages(db)) }),
+  },
+  "process-branding-images": {
+    description:
+      "Resize storefront logos and backgrounds still pending 10 minutes after their write (their process stopped before the after-commit task ended)",
+    run: async (db, now) => ({ ...(await processPendingBrandingImages(db, now)) }),
   },
   "purge-files": {
     description:

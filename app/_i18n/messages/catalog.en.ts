@@ -126,8 +126,10 @@ export const catalogEn = {
   "import.problemAtRow": "row {row}: {problem}",
   "import.problem.unclosedQuote": "a quoted value starts here and is never closed",
   "import.problem.badQuote": 'a quote inside a quoted value must be doubled ("")',
-  "import.problem.tooManyCells":
-    "{cells} cells but the header has {columns} columns (a value with a separator in it needs quotes)",
+  "import.problem.tooManyCells.one":
+    "{cells} cells but the header has {count} column (a value with a separator in it needs quotes)",
+  "import.problem.tooManyCells.other":
+    "{cells} cells but the header has {count} columns (a value with a separator in it needs quotes)",
   "import.problem.badNumber": "“{value}” is not a number",
   "import.problem.ambiguousNumber":
     "“{value}” could be thousands or decimals and no other number of the file says which; write it without the thousands separator (1234) or with the decimals it has (1234,00 or 1234.00)",

@@ -128,8 +128,10 @@ export const catalogEs: Record<keyof typeof catalogEn, string> = {
   "import.problemAtRow": "fila {row}: {problem}",
   "import.problem.unclosedQuote": "un valor entre comillas empieza aquí y nunca se cierra",
   "import.problem.badQuote": 'una comilla dentro de un valor entre comillas debe ir doble ("")',
-  "import.problem.tooManyCells":
-    "{cells} celdas, pero el encabezado tiene {columns} columnas (un valor que contiene el separador va entre comillas)",
+  "import.problem.tooManyCells.one":
+    "{cells} celdas, pero el encabezado tiene {count} columna (un valor que contiene el separador va entre comillas)",
+  "import.problem.tooManyCells.other":
+    "{cells} celdas, pero el encabezado tiene {count} columnas (un valor que contiene el separador va entre comillas)",
   "import.problem.badNumber": "«{value}» no es un número",
   "import.problem.ambiguousNumber":
     "«{value}» puede ser miles o decimales y ningún otro número del archivo lo aclara; escríbelo sin separador de miles (1234) o con sus decimales (1234,00 o 1234.00)",

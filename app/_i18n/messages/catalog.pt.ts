@@ -127,8 +127,10 @@ export const catalogPt: Record<keyof typeof catalogEn, string> = {
   "import.problemAtRow": "linha {row}: {problem}",
   "import.problem.unclosedQuote": "um valor entre aspas começa aqui e nunca é fechado",
   "import.problem.badQuote": 'uma aspa dentro de um valor entre aspas deve ser dobrada ("")',
-  "import.problem.tooManyCells":
-    "{cells} células, mas o cabeçalho tem {columns} colunas (um valor que contém o separador vai entre aspas)",
+  "import.problem.tooManyCells.one":
+    "{cells} células, mas o cabeçalho tem {count} coluna (um valor que contém o separador vai entre aspas)",
+  "import.problem.tooManyCells.other":
+    "{cells} células, mas o cabeçalho tem {count} colunas (um valor que contém o separador vai entre aspas)",
   "import.problem.badNumber": "“{value}” não é um número",
   "import.problem.ambiguousNumber":
     "“{value}” pode ser milhares ou decimais e nenhum outro número do arquivo esclarece; escreva sem separador de milhares (1234) ou com as casas decimais (1234,00 ou 1234.00)",

@@ -3,13 +3,15 @@ export const dashboardStorefrontsEn = {
   "storefronts.backToList": "Back to storefronts",
   "storefronts.networkError":
     "The dashboard could not reach the server. Check your connection and try again.",
-  "storefronts.list.description": "{count} of {limit} storefronts on the {plan} plan.",
+  "storefronts.list.description.one": "{used} of {count} storefront on the {plan} plan.",
+  "storefronts.list.description.other": "{used} of {count} storefronts on the {plan} plan.",
   "storefronts.list.emptyTitle": "No storefronts yet",
   "storefronts.list.emptyBody": "Create your first storefront: a name and a currency are enough to start.",
   "storefronts.list.name": "Name",
   "storefronts.list.status": "Status",
   "storefronts.list.products": "Products",
-  "storefronts.list.productsOf": "{count} products of {name}",
+  "storefronts.list.productsOf.one": "{count} product of {name}",
+  "storefronts.list.productsOf.other": "{count} products of {name}",
   "storefronts.list.updated": "Updated",
   "storefronts.status.published": "Published",
   "storefronts.status.hidden": "Hidden",
@@ -20,7 +22,8 @@ export const dashboardStorefrontsEn = {
   "storefronts.create.whatsappHint":
     "In international format, e.g. +5215512345678. It is set now and cannot be changed later.",
   "storefronts.create.submit": "Create storefront",
-  "storefronts.upgrade.limits": "{plan}: up to {storefronts} storefronts and {products} products; {publish}.",
+  "storefronts.upgrade.limits.one": "{plan}: up to {count} storefront and {products} products; {publish}.",
+  "storefronts.upgrade.limits.other": "{plan}: up to {count} storefronts and {products} products; {publish}.",
   "storefronts.upgrade.canPublish": "can publish",
   "storefronts.upgrade.cannotPublish": "cannot publish",
   "storefronts.upgrade.action": "Upgrade to {plan}",
@@ -40,7 +43,9 @@ export const dashboardStorefrontsEn = {
   "storefronts.editor.upToDate": "All changes saved",
   "storefronts.editor.noChanges": "Nothing to save",
   "storefronts.delete.title": "Delete {name}?",
-  "storefronts.delete.body":
+  "storefronts.delete.body.one":
+    "Its public page goes away at once and its {count} product stops counting against your plan. This cannot be undone.",
+  "storefronts.delete.body.other":
     "Its public page goes away at once and its {count} products stop counting against your plan. This cannot be undone.",
   "storefronts.delete.heading": "Delete this storefront",
   "storefronts.delete.hint": "Its public page and its products go away for good.",
@@ -159,7 +164,9 @@ export const dashboardStorefrontsEn = {
   "storefronts.categories.movedTo": "{name} moved to position {position}",
   "storefronts.categories.remove": "Remove {name}",
   "storefronts.categories.drag": "Drag to reorder",
-  "storefronts.categories.renamed":
+  "storefronts.categories.renamed.one":
+    "{count} product is in “{name}”: it keeps that name, which becomes an orphan category.",
+  "storefronts.categories.renamed.other":
     "{count} products are in “{name}”: they keep that name, which becomes an orphan category.",
   "storefronts.categories.orphans":
     "Removed or renamed categories stay on their products as orphan categories (shown after the listed ones): {list}.",

@@ -44,11 +44,18 @@ export const keysEn = {
   "keys.revoke.user": "Anything using this key stops working at once. This cannot be undone.",
   "keys.revoke.oauth": "The connected app that uses this key loses access at once. This cannot be undone.",
   "keys.revoke.loading": "Checking what revoking this key will do…",
-  "keys.revoke.developer":
-    "This developer key stops at once. {unverified} unverified accounts it created will be cancelled (reason key_revoked), and order events of the {live} live accounts it created stop reaching your endpoints. This cannot be undone.",
+  "keys.revoke.developer": "This developer key stops at once. {unverified} {live} This cannot be undone.",
+  "keys.revoke.unverified.one":
+    "{count} unverified account it created will be cancelled (reason key_revoked).",
+  "keys.revoke.unverified.other":
+    "{count} unverified accounts it created will be cancelled (reason key_revoked).",
+  "keys.revoke.live.one": "Order events of the {count} live account it created stop reaching your endpoints.",
+  "keys.revoke.live.other":
+    "Order events of the {count} live accounts it created stop reaching your endpoints.",
   "keys.revoke.confirm": "Revoke key",
   "keys.revoked": "Key {name} revoked.",
-  "keys.revokedCascade": "Developer key {name} revoked; {count} unverified accounts cancelled.",
+  "keys.revokedCascade.one": "Developer key {name} revoked; {count} unverified account cancelled.",
+  "keys.revokedCascade.other": "Developer key {name} revoked; {count} unverified accounts cancelled.",
   "keys.oauthManage": "Manage connected apps",
 
   "account.title": "Account",
@@ -164,7 +171,8 @@ export const keysEn = {
   "overview.deliveries.failing": "Failing",
   "overview.deliveries.healthy": "Healthy",
   "overview.deliveries.paused": "Paused",
-  "overview.deliveries.failures": "{count} failures in a row",
+  "overview.deliveries.failures.one": "{count} failure in a row",
+  "overview.deliveries.failures.other": "{count} failures in a row",
   "overview.deliveries.total.delivered": "Delivered",
   "overview.deliveries.total.pending": "Pending",
   "overview.deliveries.total.failed": "Failing, retrying",

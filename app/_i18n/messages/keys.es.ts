@@ -47,10 +47,20 @@ export const keysEs: Record<keyof typeof keysEn, string> = {
     "La aplicación conectada que usa esta clave pierde el acceso al instante. No se puede deshacer.",
   "keys.revoke.loading": "Comprobando qué hará revocar esta clave…",
   "keys.revoke.developer":
-    "Esta clave de desarrollador deja de funcionar al instante. Se cancelarán {unverified} cuentas sin verificar que creó (motivo key_revoked), y los eventos de pedidos de las {live} cuentas activas que creó dejarán de llegar a tus endpoints. No se puede deshacer.",
+    "Esta clave de desarrollador deja de funcionar al instante. {unverified} {live} No se puede deshacer.",
+  "keys.revoke.unverified.one": "Se cancelará {count} cuenta sin verificar que creó (motivo key_revoked).",
+  "keys.revoke.unverified.other":
+    "Se cancelarán {count} cuentas sin verificar que creó (motivo key_revoked).",
+  "keys.revoke.live.one":
+    "Los eventos de pedidos de {count} cuenta activa que creó dejarán de llegar a tus endpoints.",
+  "keys.revoke.live.other":
+    "Los eventos de pedidos de las {count} cuentas activas que creó dejarán de llegar a tus endpoints.",
   "keys.revoke.confirm": "Revocar clave",
   "keys.revoked": "Clave {name} revocada.",
-  "keys.revokedCascade": "Clave de desarrollador {name} revocada; {count} cuentas sin verificar canceladas.",
+  "keys.revokedCascade.one":
+    "Clave de desarrollador {name} revocada; {count} cuenta sin verificar cancelada.",
+  "keys.revokedCascade.other":
+    "Clave de desarrollador {name} revocada; {count} cuentas sin verificar canceladas.",
   "keys.oauthManage": "Gestionar aplicaciones conectadas",
 
   "account.title": "Cuenta",
@@ -171,7 +181,8 @@ export const keysEs: Record<keyof typeof keysEn, string> = {
   "overview.deliveries.failing": "Con fallos",
   "overview.deliveries.healthy": "Sana",
   "overview.deliveries.paused": "En pausa",
-  "overview.deliveries.failures": "{count} fallos seguidos",
+  "overview.deliveries.failures.one": "{count} fallo seguido",
+  "overview.deliveries.failures.other": "{count} fallos seguidos",
   "overview.deliveries.total.delivered": "Entregadas",
   "overview.deliveries.total.pending": "Pendientes",
   "overview.deliveries.total.failed": "Fallando, con reintentos",

@@ -48,10 +48,21 @@ export const keysPt: Record<keyof typeof keysEn, string> = {
   "keys.revoke.oauth": "O app conectado que usa esta chave perde o acesso na hora. Não dá para desfazer.",
   "keys.revoke.loading": "Verificando o que revogar esta chave fará…",
   "keys.revoke.developer":
-    "Esta chave de desenvolvedor para na hora. {unverified} contas não verificadas que ela criou serão canceladas (motivo key_revoked), e os eventos de pedidos das {live} contas ativas que ela criou deixam de chegar aos seus endpoints. Não dá para desfazer.",
+    "Esta chave de desenvolvedor para na hora. {unverified} {live} Não dá para desfazer.",
+  "keys.revoke.unverified.one":
+    "{count} conta não verificada que ela criou será cancelada (motivo key_revoked).",
+  "keys.revoke.unverified.other":
+    "{count} contas não verificadas que ela criou serão canceladas (motivo key_revoked).",
+  "keys.revoke.live.one":
+    "Os eventos de pedidos de {count} conta ativa que ela criou deixam de chegar aos seus endpoints.",
+  "keys.revoke.live.other":
+    "Os eventos de pedidos das {count} contas ativas que ela criou deixam de chegar aos seus endpoints.",
   "keys.revoke.confirm": "Revogar chave",
   "keys.revoked": "Chave {name} revogada.",
-  "keys.revokedCascade": "Chave de desenvolvedor {name} revogada; {count} contas não verificadas canceladas.",
+  "keys.revokedCascade.one":
+    "Chave de desenvolvedor {name} revogada; {count} conta não verificada cancelada.",
+  "keys.revokedCascade.other":
+    "Chave de desenvolvedor {name} revogada; {count} contas não verificadas canceladas.",
   "keys.oauthManage": "Gerenciar apps conectados",
 
   "account.title": "Conta",
@@ -172,7 +183,8 @@ export const keysPt: Record<keyof typeof keysEn, string> = {
   "overview.deliveries.failing": "Com falhas",
   "overview.deliveries.healthy": "Saudável",
   "overview.deliveries.paused": "Pausado",
-  "overview.deliveries.failures": "{count} falhas seguidas",
+  "overview.deliveries.failures.one": "{count} falha seguida",
+  "overview.deliveries.failures.other": "{count} falhas seguidas",
   "overview.deliveries.total.delivered": "Entregues",
   "overview.deliveries.total.pending": "Pendentes",
   "overview.deliveries.total.failed": "Falhando, com novas tentativas",

@@ -91,7 +91,8 @@ export const webhooksEn = {
     "Sends again every delivery that failed for good since the time you choose (at most 30 days back), unless it was sent again already.",
   "webhooks.recover.since": "Failed since (UTC)",
   "webhooks.recover.submit": "Recover",
-  "webhooks.recover.done": "{count} deliveries queued again.",
+  "webhooks.recover.done.one": "{count} delivery queued again.",
+  "webhooks.recover.done.other": "{count} deliveries queued again.",
 
   "webhooks.log.title": "Delivery log",
   "webhooks.log.description": "The last 50 deliveries of the last 30 days, newest first. Times in UTC.",

@@ -94,7 +94,8 @@ export const webhooksEs: Record<keyof typeof webhooksEn, string> = {
     "Vuelve a enviar cada entrega que falló definitivamente desde el momento que elijas (hasta 30 días atrás), salvo las que ya se reenviaron.",
   "webhooks.recover.since": "Fallidas desde (UTC)",
   "webhooks.recover.submit": "Recuperar",
-  "webhooks.recover.done": "{count} entregas puestas en cola de nuevo.",
+  "webhooks.recover.done.one": "{count} entrega puesta en cola de nuevo.",
+  "webhooks.recover.done.other": "{count} entregas puestas en cola de nuevo.",
 
   "webhooks.log.title": "Registro de entregas",
   "webhooks.log.description":

@@ -94,7 +94,8 @@ export const webhooksPt: Record<keyof typeof webhooksEn, string> = {
     "Envia de novo cada entrega que falhou de vez desde o momento escolhido (até 30 dias atrás), exceto as que já foram reenviadas.",
   "webhooks.recover.since": "Com falha desde (UTC)",
   "webhooks.recover.submit": "Recuperar",
-  "webhooks.recover.done": "{count} entregas colocadas na fila de novo.",
+  "webhooks.recover.done.one": "{count} entrega colocada na fila de novo.",
+  "webhooks.recover.done.other": "{count} entregas colocadas na fila de novo.",
 
   "webhooks.log.title": "Registro de entregas",
   "webhooks.log.description":

@@ -21,6 +21,7 @@ import { Input } from "@/app/_components/ui/input";
 import { Notice } from "@/app/_components/ui/notice";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
 import { useToast } from "@/app/_components/ui/toast";
+import { plural } from "@/app/_i18n/catalogue";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import type { AccountKeyDto } from "@/server/accounts/schema";
@@ -248,6 +249,7 @@ function CreateKeyDialog() {
 
 function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
   const t = useT();
+  const language = useLanguage();
   const router = useRouter();
   const trpc = useTRPC();
   const toast = useToast();
@@ -266,7 +268,7 @@ function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
         toast({
           variant: "success",
           title: isDeveloper
-            ? t("keys.revokedCascade", { name, count: result.cancelledAccounts })
+            ? plural(t, language, "keys.revokedCascade", { name, count: result.cancelledAccounts })
             : t("keys.revoked", { name }),
         });
         await queryClient.invalidateQueries({ queryKey: trpc.accounts.listKeys.queryKey() });
@@ -283,8 +285,8 @@ function RevokeKey({ apiKey }: { apiKey: AccountKeyDto }) {
   else if (!preview.data) description = t("keys.revoke.loading");
   else
     description = t("keys.revoke.developer", {
-      unverified: preview.data.unverifiedAccounts,
-      live: preview.data.liveAccounts,
+      unverified: plural(t, language, "keys.revoke.unverified", { count: preview.data.unverifiedAccounts }),
+      live: plural(t, language, "keys.revoke.live", { count: preview.data.liveAccounts }),
     });
   const isReady = !isDeveloper || Boolean(preview.data);
   return (

@@ -4,6 +4,7 @@ import { Badge } from "@/app/_components/ui/badge";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Table, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
+import { plural } from "@/app/_i18n/catalogue";
 import { getLanguage, getT } from "@/app/_i18n/server";
 import { getServerCaller } from "@/app/_trpc/server";
 import { Shell } from "../_components/shell";
@@ -34,9 +35,9 @@ export default async function StorefrontsPage() {
     >
       <PageHeader
         title={t("nav.storefronts")}
-        description={t("storefronts.list.description", {
-          count: data.length,
-          limit: usage.limits.storefronts,
+        description={plural(t, language, "storefronts.list.description", {
+          used: data.length,
+          count: usage.limits.storefronts,
           plan: usage.plan,
         })}
         actions={<CreateStorefront usage={usage} defaultLanguage={account.language ?? language} />}
@@ -75,7 +76,7 @@ export default async function StorefrontsPage() {
                     <Link
                       href={`/dashboard/storefronts/${store.id}/products`}
                       className="text-primary underline-offset-2 hover:underline"
-                      aria-label={t("storefronts.list.productsOf", {
+                      aria-label={plural(t, language, "storefronts.list.productsOf", {
                         count: store.productCount,
                         name: store.name,
                       })}

@@ -2,7 +2,8 @@
 
 import { buttonClasses } from "@/app/_components/ui/button";
 import { Notice } from "@/app/_components/ui/notice";
-import { useT } from "@/app/_i18n/client";
+import { plural } from "@/app/_i18n/catalogue";
+import { useLanguage, useT } from "@/app/_i18n/client";
 import type { PlanUsageDto } from "@/server/storefronts/dto";
 
 /**
@@ -19,10 +20,11 @@ export function UpgradePrompt({
   upgradeUrl?: string | null;
 }) {
   const t = useT();
+  const language = useLanguage();
   const limits = (plan: string, l: PlanUsageDto["limits"]) =>
-    t("storefronts.upgrade.limits", {
+    plural(t, language, "storefronts.upgrade.limits", {
       plan,
-      storefronts: l.storefronts,
+      count: l.storefronts,
       products: l.products.toLocaleString(),
       publish: l.publishable ? t("storefronts.upgrade.canPublish") : t("storefronts.upgrade.cannotPublish"),
     });

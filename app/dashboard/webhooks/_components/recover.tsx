@@ -5,7 +5,8 @@ import { useState } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
-import { useT } from "@/app/_i18n/client";
+import { plural } from "@/app/_i18n/catalogue";
+import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import type { EndpointScope } from "@/server/webhooks/schema";
 import { ActionPanel, type ActionResult } from "./action-panel";
@@ -26,6 +27,7 @@ export function Recover({
   defaultSince: string;
 }) {
   const t = useT();
+  const language = useLanguage();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [since, setSince] = useState(defaultSince);
@@ -41,7 +43,10 @@ export function Recover({
         endpointId,
         since: fromDateTimeLocal(since) ?? since,
       });
-      setResult({ tone: "success", text: t("webhooks.recover.done", { count: recovered }) });
+      setResult({
+        tone: "success",
+        text: plural(t, language, "webhooks.recover.done", { count: recovered }),
+      });
       await queryClient.invalidateQueries(trpc.webhooks.pathFilter());
     } catch (failure) {
       const error = catalogueError(failure);

@@ -5,7 +5,8 @@ import { Button } from "@/app/_components/ui/button";
 import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
 import { Notice } from "@/app/_components/ui/notice";
-import { useT } from "@/app/_i18n/client";
+import { plural } from "@/app/_i18n/catalogue";
+import { useLanguage, useT } from "@/app/_i18n/client";
 import { type CategoryForm, fieldIdOf, rowKey } from "../../_lib/form";
 import type { SectionProps } from "./editor";
 import { Fieldset } from "./general-section";
@@ -24,6 +25,7 @@ function moved(list: CategoryForm[], from: number, to: number): CategoryForm[] {
  */
 export function CategoriesSection({ form, update, errorFor, editor }: SectionProps) {
   const t = useT();
+  const language = useLanguage();
   const [newName, setNewName] = useState("");
   const [dragged, setDragged] = useState<number | null>(null);
   const [announcement, setAnnouncement] = useState("");
@@ -106,7 +108,7 @@ export function CategoriesSection({ form, update, errorFor, editor }: SectionPro
               error={errorFor(`categories[${index}].name`)}
               hint={
                 (usage.get(category.loadedAs ?? "") ?? 0) > 0 && category.loadedAs !== category.name
-                  ? t("storefronts.categories.renamed", {
+                  ? plural(t, language, "storefronts.categories.renamed", {
                       count: usage.get(category.loadedAs ?? "") ?? 0,
                       name: category.loadedAs ?? "",
                     })

@@ -9,6 +9,7 @@ import { Notice } from "@/app/_components/ui/notice";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/app/_components/ui/tabs";
 import { useToast } from "@/app/_components/ui/toast";
+import { plural } from "@/app/_i18n/catalogue";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPCClient } from "@/app/_trpc/client";
 import type { ErrorObject } from "@/server/errors";
@@ -313,7 +314,7 @@ export function StorefrontEditor({ initial }: { initial: StorefrontEditorDto }) 
             </Button>
           }
           title={t("storefronts.delete.title", { name: storefront.name })}
-          description={t("storefronts.delete.body", { count: editor.productCount })}
+          description={plural(t, language, "storefronts.delete.body", { count: editor.productCount })}
           cancelLabel={t("common.cancel")}
           actionLabel={t("storefronts.delete.confirm")}
           onAction={remove}

@@ -10,7 +10,7 @@ import { Field } from "@/app/_components/ui/field";
 import { Input } from "@/app/_components/ui/input";
 import { Notice } from "@/app/_components/ui/notice";
 import { Table, TableCaption, TableContainer, TBody, Td, THead, Th, Tr } from "@/app/_components/ui/table";
-import { plural, type Translate } from "@/app/_i18n/catalogue";
+import { type Language, plural, type Translate } from "@/app/_i18n/catalogue";
 import { useLanguage, useT } from "@/app/_i18n/client";
 import { catalogueError, useTRPC } from "@/app/_trpc/client";
 import { ProductManifest } from "@/server/products/schema";
@@ -21,7 +21,7 @@ import { decodeFile, ImportFileError, type ImportProblem, rowsFromFile } from ".
 const BATCH_SIZE = 100;
 
 /** A problem of the file in the page's words: the column's name first, as the schema's issues are shown. */
-function problemText(t: Translate, problem: ImportProblem): string {
+function problemText(t: Translate, language: Language, problem: ImportProblem): string {
   const text = (() => {
     switch (problem.reason) {
       case "unclosedQuote":
@@ -29,7 +29,10 @@ function problemText(t: Translate, problem: ImportProblem): string {
       case "badQuote":
         return t("import.problem.badQuote");
       case "tooManyCells":
-        return t("import.problem.tooManyCells", { cells: problem.cells ?? 0, columns: problem.columns ?? 0 });
+        return plural(t, language, "import.problem.tooManyCells", {
+          cells: problem.cells ?? 0,
+          count: problem.columns ?? 0,
+        });
       case "badNumber":
         return t("import.problem.badNumber", { value: problem.value ?? "" });
       case "ambiguousNumber":
@@ -81,7 +84,7 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
         return;
       }
       const rows = parsed.map(({ row, product, problem }) => {
-        if (problem) return { row, product, problem: problemText(t, problem) };
+        if (problem) return { row, product, problem: problemText(t, language, problem) };
         const [issue] = validationIssues(ProductManifest, product, language);
         return {
           row,
@@ -93,7 +96,10 @@ export function ImportForm({ storefrontId }: { storefrontId: string }) {
     } catch (error) {
       const reason =
         error instanceof ImportFileError
-          ? t("import.problemAtRow", { row: error.problem.row, problem: problemText(t, error.problem) })
+          ? t("import.problemAtRow", {
+              row: error.problem.row,
+              problem: problemText(t, language, error.problem),
+            })
           : error instanceof Error
             ? error.message
             : String(error);

@@ -1,0 +1,2 @@
+ALTER TABLE "storefronts" ADD COLUMN "branding_images_pending_since" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "storefronts_branding_pending_idx" ON "storefronts" USING btree ("branding_images_pending_since") WHERE branding_images_pending_since is not null;
