@@ -11,10 +11,10 @@ import { serveFile } from "@/server/files/http";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { files } from "@/server/files/tables";
 import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
-import { runJob } from "@/server/jobs/registry";
 import { call } from "@/server/testing/api";
 import { asAdapter, contextWith, serviceContextFor } from "@/server/testing/context";
 import { setTestEnv } from "@/server/webhooks/testing";
+import { runJob } from "@/server/wiring/jobs";
 import {
   brandingImagesOf,
   PENDING_GRACE_MS,
