@@ -39,7 +39,7 @@ export async function runDashboardWebhooksBench(env: BenchEnv): Promise<BenchRow
   (await import("@/server/env")).resetEnvForTests();
   const { closeDb } = await import("@/server/db/client");
   const { acceptCurrentTerms } = await import("@/server/accounts/cancellation");
-  const { currentTerms } = await import("@/server/accounts/terms");
+  const { currentTerms } = await import("@/server/gate/terms");
   const { signedInSession } = await import("@/server/sessions/testing");
   const { sessionContextFor } = await import("@/server/testing/context");
   const { CreateWebhookEndpointInput } = await import("@/server/webhooks/schema");

@@ -72,7 +72,7 @@ async function createCatalog(env: BenchEnv): Promise<{ url: string; cookie: stri
   // The operator's part, through the service layer in this process (as createBenchDeveloperKey does).
   process.env.DATABASE_URL = env.databaseUrl;
   const { dbReady, closeDb } = await import("@/server/db/client");
-  const { currentTerms } = await import("@/server/accounts/terms");
+  const { currentTerms } = await import("@/server/gate/terms");
   const { createSession } = await import("@/server/sessions/service");
   const db = await dbReady();
   const admin = postgres(env.databaseUrl, { max: 1, onnotice: () => {} });

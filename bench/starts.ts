@@ -39,8 +39,8 @@ async function sessionCookie(databaseUrl: string, storefrontId: string): Promise
     const { dbReady, closeDb } = await import("@/server/db/client");
     const { createSession } = await import("@/server/sessions/service");
     const { SESSION_COOKIE } = await import("@/server/kit/cookies");
-    const { accounts } = await import("@/server/accounts/tables");
-    const { currentTerms } = await import("@/server/accounts/terms");
+    const { accounts } = await import("@/server/gate/tables");
+    const { currentTerms } = await import("@/server/gate/terms");
     const { eq } = await import("drizzle-orm");
     const db = await dbReady();
     // The dashboard sends an account without the current terms to the terms step: accept them, as a person would.

@@ -9,9 +9,9 @@ import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { revokeKeyRow } from "@/server/accounts/keys";
-import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { apiKeys } from "@/server/gate/tables";
 import { TestOAuthProvider } from "@/server/mcp/testing";
 import { REFRESH_REUSE_GRACE_MS } from "@/server/oauth/tokens";
 import { createSession } from "@/server/sessions/service";

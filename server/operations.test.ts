@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createAccountKey, listAccountKeys, revokeAccountKey } from "@/server/accounts/account-keys";
 import { getAccount, setAccountLanguage, setPartnerAccess } from "@/server/accounts/account-page";
-import { authorizeActor } from "@/server/accounts/authorize";
 import {
   acceptCurrentTerms,
   cancelOwnAccount,
@@ -10,9 +9,7 @@ import {
 } from "@/server/accounts/cancellation";
 import { createDeveloperKey, setPlan } from "@/server/accounts/operator";
 import { bootstrapUser, issueUserKey, listBootstrappedUsers } from "@/server/accounts/partners";
-import { SCOPES } from "@/server/accounts/scopes";
 import { getMe } from "@/server/accounts/service";
-import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser as bootstrapUserWithKey, createDeveloper } from "@/server/accounts/testing";
 import { resendVerification, verifyEmail } from "@/server/accounts/verification";
 import type { Actor, ServiceContext } from "@/server/context";
@@ -20,6 +17,9 @@ import { dbReady } from "@/server/db/client";
 import { type AppError, ErrorEnvelope } from "@/server/errors";
 import { getEvent, listEvents } from "@/server/events/service";
 import { createFile, getFile, importImage } from "@/server/files/service";
+import { authorizeActor } from "@/server/gate/authorize";
+import { SCOPES } from "@/server/gate/scopes";
+import { apiKeys } from "@/server/gate/tables";
 import {
   closeListenSession,
   createListenSession,
@@ -183,7 +183,7 @@ beforeAll(async () => {
   const db = await dbReady();
   await db.update(apiKeys).set({ scopes: [] }).where(eq(apiKeys.accountId, user.userId));
   noScopeKey = user.userKey;
-  const { authenticateKey } = await import("@/server/accounts/actors");
+  const { authenticateKey } = await import("@/server/gate/actors");
   noScopeActor = await authenticateKey(db, noScopeKey);
 });
 
@@ -229,7 +229,7 @@ describe("the operations table", () => {
 
   it("an operation closed to a door refuses it whatever the scopes: bootstrapUser is never reachable over OAuth", async () => {
     const developer = await createDeveloper();
-    const { authenticateKey } = await import("@/server/accounts/actors");
+    const { authenticateKey } = await import("@/server/gate/actors");
     const keyActor = await authenticateKey(await dbReady(), developer.key);
     const oauthActor: Actor = {
       ...keyActor,
@@ -256,7 +256,7 @@ describe("the operations table", () => {
     "%s is the operator's: refused to a developer key holding every scope and to a public context (server/accounts/service.test.ts runs it as the operator)",
     async (name) => {
       const developer = await createDeveloper();
-      const { authenticateKey } = await import("@/server/accounts/actors");
+      const { authenticateKey } = await import("@/server/gate/actors");
       const keyActor = await authenticateKey(await dbReady(), developer.key);
       const everyScope = { ...keyActor, scopes: [...Object.values(SCOPES)] };
       const refusal = (() => {

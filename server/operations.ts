@@ -2,7 +2,7 @@ import type { Actor, ViaType } from "@/server/context";
 
 /**
  * What one operation needs from its caller (docs/architecture.md, "Operations"). Each feature declares its
- * operations once in its `operations.ts`; `authorize` (server/accounts/authorize.ts) enforces them for every
+ * operations once in its `operations.ts`; `authorize` (server/gate/authorize.ts) enforces them for every
  * adapter, and the OpenAPI document reads the scopes from the table server/wiring/operations.ts gathers. The scope
  * types are parameters so that this file names no feature: the gathered table checks them against the API-key
  * scopes and the `marea.*` OAuth scopes.

@@ -4,6 +4,8 @@ import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { windowStartOf } from "@/server/db/fixed-window";
 import type { AppError } from "@/server/errors";
+import { accountLimitWindows } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { sha256Hex } from "@/server/lib/crypto";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { acceptTermsForAccount, completeBootstrapChoice } from "@/server/sessions/service";
@@ -18,8 +20,6 @@ import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
 import { createDeveloperKey } from "./operator";
 import { bootstrapUser, issueUserKey } from "./partners";
 import { BootstrapUserInput, CreateAccountKeyInput } from "./schema";
-import { accountLimitWindows } from "./tables";
-import { currentTerms } from "./terms";
 import { bootstrapUser as bootstrapTestUser, createDeveloper, uniqueEmail } from "./testing";
 import { resendVerification, verifyEmail } from "./verification";
 

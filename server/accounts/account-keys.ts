@@ -2,15 +2,15 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { ServiceContext } from "@/server/context";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError, isAppError } from "@/server/errors";
+import { DEVELOPER_KEY_SCOPES, VERIFIED_USER_SCOPES } from "@/server/gate/scopes";
+import { accounts, apiKeys } from "@/server/gate/tables";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import { cascadeDeveloperKeyRevocation } from "./cancellation";
 import { type ApiKeyRow, toAccountKeyDto } from "./dto";
 import { issueKey, revokeKeyRow } from "./keys";
 import { authorize } from "./operations";
 import type { AccountKeyDto, AccountKeyIdInput, CreateAccountKeyInput, KeyRevocationPreview } from "./schema";
-import { DEVELOPER_KEY_SCOPES, VERIFIED_USER_SCOPES } from "./scopes";
 import { assertKeyRoom, lockAccount } from "./service";
-import { accounts, apiKeys } from "./tables";
 
 // The dashboard's API keys page (docs/ui.md, "API keys"): the signed-in account's own keys.
 

@@ -2,13 +2,13 @@ import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { type AccountRow, toUserDto } from "./dto";
 import { authorize } from "./operations";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
 import type { AccountOverviewDto, SetAccountLanguageInput, SetPartnerAccessInput } from "./schema";
 import { LIVE_STOREFRONTS } from "./service";
-import { accounts, apiKeys } from "./tables";
-import { currentTerms } from "./terms";
 
 // The dashboard's account page (docs/ui.md, "Account"): the account, its partner's access, its language.
 

@@ -3,13 +3,13 @@ import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint, inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms, TOS_GRACE_DAYS } from "@/server/gate/terms";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
 import type { AccountRow } from "./dto";
 import { revokeKeyRow } from "./keys";
 import { authorize, authorizeOperator } from "./operations";
-import { accounts, apiKeys } from "./tables";
-import { currentTerms, TOS_GRACE_DAYS } from "./terms";
 
 /**
  * The reasons of `user.cancelled` (docs/webhooks.md, "`data` by type"; causes in docs/api.md, "Account

@@ -1,6 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { sha256Hex } from "@/server/lib/crypto";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
@@ -16,8 +18,6 @@ import { getAccount, setAccountLanguage } from "./account-page";
 import { acceptCurrentTerms } from "./cancellation";
 import { issueUserKey, listPartnerUsers } from "./partners";
 import { CreateAccountKeyInput } from "./schema";
-import { accounts, apiKeys } from "./tables";
-import { currentTerms } from "./terms";
 import { bootstrapUser, createDeveloper } from "./testing";
 
 // The dashboard's keys, account and developers pages, called as a signed-in session (docs/ui.md, "API keys",

@@ -1,9 +1,9 @@
-import { DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "./rate-limits";
+import { DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "@/server/gate/key-limits";
 import type { AccountKeyDto, KeyDto, UserDto } from "./schema";
 
 export type { KeyDto };
 
-import type { accounts, apiKeys } from "./tables";
+import type { accounts, apiKeys } from "@/server/gate/tables";
 
 /** The one mapping from each accounts row to what callers see. */
 

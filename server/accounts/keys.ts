@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/server/db/client";
+import { DEFAULT_RPM, DEVELOPER_KEY_DEFAULT_RPD } from "@/server/gate/key-limits";
+import { apiKeys } from "@/server/gate/tables";
 import { randomBase62, sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import type { ApiKeyRow } from "./dto";
-import { DEFAULT_RPM, DEVELOPER_KEY_DEFAULT_RPD } from "./rate-limits";
-import { apiKeys } from "./tables";
 
 export type IssueKeyInput = {
   accountId: string;

@@ -1,6 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
+import { accounts } from "@/server/gate/tables";
 import { listOutbox } from "@/server/mail/service";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";
@@ -13,7 +14,6 @@ import {
   cancelStaleUnverifiedAccounts,
   revokeDeveloperKeyAndCascade,
 } from "./cancellation";
-import { accounts } from "./tables";
 import { bootstrapUser, createDeveloper } from "./testing";
 
 setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });

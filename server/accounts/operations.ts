@@ -1,7 +1,7 @@
 import type { ServiceContext } from "@/server/context";
+import { authorizeOperator as authorizeOperatorOf, authorizerFor } from "@/server/gate/authorize";
+import { SCOPES } from "@/server/gate/scopes";
 import type { OperationDefinition } from "@/server/operations";
-import { authorizeOperator as authorizeOperatorOf, authorizerFor } from "./authorize";
-import { SCOPES } from "./scopes";
 
 /** Accounts and keys (docs/api.md, "Accounts and keys"). */
 export const ACCOUNT_OPERATIONS = {
@@ -45,7 +45,7 @@ export const ACCOUNT_OPERATIONS = {
   revokeDeveloperKey: { scopes: [], access: "write", operator: true },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+/** `authorize` (server/gate/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(ACCOUNT_OPERATIONS);
 
 type OperatorOperation = {
@@ -54,7 +54,7 @@ type OperatorOperation = {
     : never;
 }[keyof typeof ACCOUNT_OPERATIONS];
 
-/** `authorizeOperator` (server/accounts/authorize.ts) over this feature's operator operations. */
+/** `authorizeOperator` (server/gate/authorize.ts) over this feature's operator operations. */
 export function authorizeOperator(ctx: ServiceContext, operation: OperatorOperation): void {
   authorizeOperatorOf(ctx, operation, ACCOUNT_OPERATIONS[operation]);
 }

@@ -3,14 +3,14 @@ import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { DEVELOPER_KEY_SCOPES } from "@/server/gate/scopes";
+import { accounts } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { parseInput } from "@/server/validation";
 import { issueKey } from "./keys";
 import { authorizeOperator } from "./operations";
 import { CreateDeveloperKeyInput, type Plan } from "./schema";
-import { DEVELOPER_KEY_SCOPES } from "./scopes";
 import { findActiveAccountByEmail } from "./service";
-import { accounts } from "./tables";
 
 // The operator's account functions (docs/architecture.md, "Actors"): only `operatorContext` runs them (the CLI).
 

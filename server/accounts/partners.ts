@@ -3,6 +3,8 @@ import type { ServiceContext } from "@/server/context";
 import { countInFixedWindow, readFixedWindow, windowStartOf } from "@/server/db/fixed-window";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError, type Messages } from "@/server/errors";
+import { userScopesFor } from "@/server/gate/scopes";
+import { accountLimitWindows, accounts, apiKeys } from "@/server/gate/tables";
 import { inRequestedOrder } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";
@@ -17,7 +19,6 @@ import type {
   PartnerUserDto,
   UserDto,
 } from "./schema";
-import { userScopesFor } from "./scopes";
 import {
   assertKeyRoom,
   findActiveAccountByEmail,
@@ -27,7 +28,6 @@ import {
   requireKey,
   sendVerificationCode,
 } from "./service";
-import { accountLimitWindows, accounts, apiKeys } from "./tables";
 
 // The partner API (docs/api.md, "Accounts and keys", "Partner access"): accounts a developer bootstraps, their
 // user keys, and the developers page that lists them (docs/ui.md, "Developers").

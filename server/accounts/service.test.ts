@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { operatorContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
+import { currentTerms } from "@/server/gate/terms";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { contextWith, oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { acceptCurrentTerms, cancelOwnAccount, revokeDeveloperKeyAndCascade } from "./cancellation";
@@ -8,7 +9,6 @@ import { createDeveloperKey, setPlan } from "./operator";
 import { bootstrapUser, issueUserKey, listBootstrappedUsers, loadBootstrappedUsers } from "./partners";
 import { BootstrapUserInput } from "./schema";
 import { getMe } from "./service";
-import { currentTerms } from "./terms";
 import { createDeveloper, uniqueEmail } from "./testing";
 import { verifyEmail } from "./verification";
 

@@ -4,15 +4,15 @@ import { actorKey, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { getDb } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { readRemaining } from "@/server/gate/key-limits";
+import { accountLimitWindows, accounts, apiKeys } from "@/server/gate/tables";
 import { sha256Hex } from "@/server/lib/crypto";
 import { deliverPendingMail, queueMail } from "@/server/mail/service";
 import type { AccountRow } from "./dto";
 import { BOOTSTRAP_LIMITS, KEY_LIMITS, VERIFICATION_LIMITS } from "./limits";
 import { authorize } from "./operations";
 import { PLAN_LIMITS, upgradeUrl } from "./plans";
-import { readRemaining } from "./rate-limits";
 import type { MeDto } from "./schema";
-import { accountLimitWindows, accounts, apiKeys } from "./tables";
 
 // What the account functions share: verification codes and their mail, the caller's key, the account lock and key
 // caps, `getMe`, and housekeeping. The use cases live beside it: partners.ts (the partner API and the developers

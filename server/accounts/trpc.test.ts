@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { ERROR_CATALOGUE } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { signOut } from "@/server/sessions/service";
 import { signedInSession } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";
@@ -12,8 +14,6 @@ import { createTrpcContextFromRequest } from "@/server/trpc/context";
 import { webhookEvents } from "@/server/webhooks/tables";
 import { appRouter, createCaller } from "@/server/wiring/trpc";
 import { acceptCurrentTerms } from "./cancellation";
-import { accounts } from "./tables";
-import { currentTerms } from "./terms";
 import { bootstrapUser, createDeveloper } from "./testing";
 
 // The dashboard's accounts and overview procedures over the tRPC door, on a real database (docs/ui.md, "tRPC"):

@@ -4,6 +4,9 @@ import type { Db } from "@/server/db/client";
 import { countInFixedWindow } from "@/server/db/fixed-window";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { SCOPES } from "@/server/gate/scopes";
+import { accountLimitWindows, accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { emitEvent } from "@/server/webhooks/events";
 import { wakeDeliveries } from "@/server/webhooks/wake";
@@ -11,10 +14,7 @@ import type { AccountRow } from "./dto";
 import { VERIFICATION_LIMITS } from "./limits";
 import { authorize } from "./operations";
 import type { MeDto } from "./schema";
-import { SCOPES } from "./scopes";
 import { flushMailAfterCommit, getMe, sendVerificationCode, VERIFICATION_CODE_TTL_MS } from "./service";
-import { accountLimitWindows, accounts, apiKeys } from "./tables";
-import { currentTerms } from "./terms";
 
 /** Wrong codes allowed per code; after that the code is void and a new one must be requested. */
 export const MAX_VERIFICATION_ATTEMPTS = VERIFICATION_LIMITS.triesPerCode;

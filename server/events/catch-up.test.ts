@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
+import { currentTerms } from "@/server/gate/terms";
 import { createStorefrontWithProduct, latestVerificationCode } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";

@@ -203,7 +203,7 @@ describe("the same list through GraphQL and MCP", () => {
       key: developer.key,
     });
     expect(bad.body.errors?.[0]?.extensions).toMatchObject({ code: "invalid_request" });
-    const { apiKeys } = await import("@/server/accounts/tables");
+    const { apiKeys } = await import("@/server/gate/tables");
     const { eq } = await import("drizzle-orm");
     const limited = await createDeveloper();
     await (await dbReady())

@@ -1,11 +1,11 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { revokeDeveloperKeyAndCascade } from "@/server/accounts/cancellation";
-import { apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import type { ServiceContext } from "@/server/context";
 import { type Db, dbReady, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
+import { apiKeys } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { call } from "@/server/testing/api";

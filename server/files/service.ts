@@ -1,10 +1,10 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { upgradeFor } from "@/server/accounts/plans";
-import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { type FetchedImage, fetchImageOnce, ImageFetchError } from "./fetch";

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
+import { currentTerms } from "@/server/gate/terms";
 import { BODY_LIMITS } from "@/server/kit/body";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";

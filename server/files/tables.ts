@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 
 /** One WebP variant of a file (docs/api.md, "Files"): its width and height in pixels and its size in bytes. */
 export type FileVariant = { width: number; height: number; size: number };

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "@/server/accounts/scopes";
-import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ErrorEnvelope } from "@/server/errors";
+import { SCOPES } from "@/server/gate/scopes";
+import { apiKeys } from "@/server/gate/tables";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createSession } from "@/server/sessions/service";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";

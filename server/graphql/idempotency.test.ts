@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { type ExecutionArgs, type ExecutionResult, parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { accounts } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { verifyEmail } from "@/server/accounts/verification";
 import { dbReady } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
-import { claimIdempotencyKey } from "@/server/http/idempotency";
+import { claimIdempotencyKey } from "@/server/gate/idempotency";
+import { accounts } from "@/server/gate/tables";
 import { latestVerificationCode } from "@/server/orders/testing";
 import { products } from "@/server/products/tables";
 import { createMerchant, createTestStorefront } from "@/server/storefronts/testing";

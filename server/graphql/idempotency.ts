@@ -22,7 +22,7 @@ import {
   type StoredResponse,
   storedResponseFor,
   validateIdempotencyKey,
-} from "@/server/http/idempotency";
+} from "@/server/gate/idempotency";
 import { log } from "@/server/lib/log";
 import type { GraphQLContext } from "./context";
 import { graphQLErrorOf, isServerFailure, renderErrors } from "./errors";
@@ -30,7 +30,7 @@ import { isInputRejection } from "./input";
 
 /**
  * `Idempotency-Key` on a mutation (docs/graphql.md, "Idempotency"), with /v1's store and rules
- * (server/http/idempotency.ts): the key is scoped to the caller's API key (a dashboard session, which has no
+ * (server/gate/idempotency.ts): the key is scoped to the caller's API key (a dashboard session, which has no
  * key, to its session), kept 24 hours, fingerprinted by the query, operation name and variables. The first
  * request's answer is stored and replayed byte for byte, with `Idempotent-Replayed: true`:
  *

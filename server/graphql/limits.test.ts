@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { getIntrospectionQuery, parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "@/server/accounts/scopes";
-import { apiKeys } from "@/server/accounts/tables";
 import { dbReady } from "@/server/db/client";
+import { SCOPES } from "@/server/gate/scopes";
+import { apiKeys } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { ProductManifest } from "@/server/products/schema";
 import { createProducts } from "@/server/products/service";

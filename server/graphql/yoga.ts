@@ -5,8 +5,8 @@ import { type Actor, createServiceContext, type ServiceContext } from "@/server/
 import { type Db, dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
+import { authenticateAndCount } from "@/server/gate/rate-limit";
 import { readApiKey, renderFailure } from "@/server/http/pipeline";
-import { authenticateAndCount } from "@/server/http/rate-limit";
 import { readBoundedBody } from "@/server/kit/body";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";

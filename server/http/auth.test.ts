@@ -53,7 +53,7 @@ describe("authentication", () => {
     const dev = await createDeveloper();
     const user = await bootstrapUser(dev.key);
     const db = await dbReady();
-    const { accounts } = await import("@/server/accounts/tables");
+    const { accounts } = await import("@/server/gate/tables");
     const { eq } = await import("drizzle-orm");
     await db.update(accounts).set({ status: "cancelled" }).where(eq(accounts.id, user.userId));
     const res = await call("GET", "/v1/me", { key: user.userKey });
@@ -64,7 +64,7 @@ describe("authentication", () => {
   it("stores only a SHA-256 of the key, never the raw key", async () => {
     const dev = await createDeveloper();
     const db = await dbReady();
-    const { apiKeys } = await import("@/server/accounts/tables");
+    const { apiKeys } = await import("@/server/gate/tables");
     const { eq } = await import("drizzle-orm");
     const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, dev.keyId));
     expect(row?.hash).toMatch(/^[0-9a-f]{64}$/);

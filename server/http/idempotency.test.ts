@@ -1,9 +1,9 @@
 import { count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { accounts } from "@/server/accounts/tables";
 import { createDeveloper, uniqueEmail } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ErrorEnvelope } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
 import { call } from "@/server/testing/api";
 
 async function accountsWithEmail(email: string): Promise<number> {

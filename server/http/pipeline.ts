@@ -1,18 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { authorizeActor } from "@/server/accounts/authorize";
 import { type Actor, actorKey, createServiceContext, type ServiceContext, withDb } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { type ActionResolver, AppError, isAppError, type Language } from "@/server/errors";
-import { BODY_LIMITS, parseJsonBody, readBoundedBody, readBoundedBytes } from "@/server/kit/body";
-import { toAppError } from "@/server/kit/errors";
-import { acceptLanguageOf } from "@/server/kit/language";
-import { newId } from "@/server/lib/ids";
-import { log } from "@/server/lib/log";
-import type { OperationDefinition } from "@/server/operations";
-import { parseInput, parsePathParams } from "@/server/validation";
-import { errorResponse, jsonResponse } from "./envelope";
+import { authorizeActor } from "@/server/gate/authorize";
 import {
   checkInTransaction,
   claimIdempotencyKey,
@@ -25,8 +17,16 @@ import {
   type StoredResponse,
   storedResponseFor,
   validateIdempotencyKey,
-} from "./idempotency";
-import { authenticateAndCount } from "./rate-limit";
+} from "@/server/gate/idempotency";
+import { authenticateAndCount } from "@/server/gate/rate-limit";
+import { BODY_LIMITS, parseJsonBody, readBoundedBody, readBoundedBytes } from "@/server/kit/body";
+import { toAppError } from "@/server/kit/errors";
+import { acceptLanguageOf } from "@/server/kit/language";
+import { newId } from "@/server/lib/ids";
+import { log } from "@/server/lib/log";
+import type { OperationDefinition } from "@/server/operations";
+import { parseInput, parsePathParams } from "@/server/validation";
+import { errorResponse, jsonResponse } from "./envelope";
 import { type AnyRoute, isIdempotentRoute, type Reply } from "./route";
 
 /** Bodies over 1 MiB get 413 before they are parsed (docs/api.md, "Request pipeline"). */
@@ -112,7 +112,7 @@ export async function runPipeline(
         raw,
       };
 
-      // The operation's own authorization (server/accounts/authorize.ts), before idempotency so a refused
+      // The operation's own authorization (server/gate/authorize.ts), before idempotency so a refused
       // request stores nothing; the service checks it again, which costs nothing.
       if (actor && operation) authorizeActor(actor, route.operationId, operation);
     } catch (error) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
+import { currentTerms } from "@/server/gate/terms";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";

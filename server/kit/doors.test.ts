@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { POST as placePublicOrder } from "@/app/s/[slug]/orders/route";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
 import { ErrorEnvelope } from "@/server/errors";
+import { currentTerms } from "@/server/gate/terms";
 import { createGraphQLYoga } from "@/server/graphql/yoga";
 import { handleConsentDecision, handleDisconnect } from "@/server/oauth/forms";
 import { handleAuthorize, handleRegister, handleRevoke, handleToken } from "@/server/oauth/http";

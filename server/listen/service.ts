@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { accounts } from "@/server/accounts/tables";
 import { type Actor, actorKey, type ServiceContext } from "@/server/context";
 import { type Db, queryRows } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { newSigningSecret } from "@/server/lib/secrets";
 import { countWebhookAction } from "@/server/limits/service";

@@ -1,10 +1,10 @@
-import { KEY_PATTERN } from "@/server/accounts/actors";
 import type { Actor, ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError, isAppError } from "@/server/errors";
-import { authenticateAndCount, authenticateAndCountKeyHash } from "@/server/http/rate-limit";
+import { KEY_PATTERN } from "@/server/gate/actors";
+import { ALL_MCP_SCOPES, KEY_SCOPE_FOR, type McpScope, normalizeScopes } from "@/server/gate/oauth-scopes";
+import { authenticateAndCount, authenticateAndCountKeyHash } from "@/server/gate/rate-limit";
 import { resolveAccessToken } from "@/server/oauth/grants";
-import { ALL_MCP_SCOPES, KEY_SCOPE_FOR, type McpScope, normalizeScopes } from "@/server/oauth/scopes";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
 import { findTool, mcpResources } from "./registry";
 

@@ -1,8 +1,8 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { assertAvailableTo } from "@/server/accounts/authorize";
 import { type Actor, createServiceContext, type ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import type { AppError, Language } from "@/server/errors";
+import { assertAvailableTo } from "@/server/gate/authorize";
 import { toAppError } from "@/server/kit/errors";
 import { parseInput } from "@/server/validation";
 import { mcpErrorObject } from "./errors";

@@ -1,13 +1,13 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys } from "@/server/accounts/tables";
 import { createDeveloper } from "@/server/accounts/testing";
 import type { Actor } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE } from "@/server/errors";
+import { KEY_SCOPE_FOR, MCP_SCOPES, type McpScope } from "@/server/gate/oauth-scopes";
+import { apiKeys } from "@/server/gate/tables";
 import { assertOAuthScopes, type McpAuth, McpHttpError, requiredScopeOf } from "@/server/mcp/auth";
-import { KEY_SCOPE_FOR, MCP_SCOPES, type McpScope } from "@/server/oauth/scopes";
 import { connectTestApp } from "@/server/oauth/testing";
 import { protectedResourceMetadataUrl } from "@/server/oauth/urls";
 import type { OperationDefinition } from "@/server/operations";

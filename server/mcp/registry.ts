@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { isAvailableTo } from "@/server/accounts/authorize";
 import type { Actor, ServiceContext } from "@/server/context";
-import type { McpScope } from "@/server/oauth/scopes";
+import { isAvailableTo } from "@/server/gate/authorize";
+import type { McpScope } from "@/server/gate/oauth-scopes";
 import type { ToolDefinition } from "./tool";
 
 /** A resource template, as `resources/templates/list` shows it. */

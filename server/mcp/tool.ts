@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ServiceContext } from "@/server/context";
-import type { McpScope } from "@/server/oauth/scopes";
+import type { McpScope } from "@/server/gate/oauth-scopes";
 import type { OperationDefinition, OperationTable } from "@/server/operations";
 
 /**

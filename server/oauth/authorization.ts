@@ -1,11 +1,17 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { issueKey } from "@/server/accounts/keys";
-import { userScopesFor } from "@/server/accounts/scopes";
-import { apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import {
+  KEY_SCOPE_FOR,
+  type McpScope,
+  normalizeScopes,
+  parseScopeParameter,
+} from "@/server/gate/oauth-scopes";
+import { userScopesFor } from "@/server/gate/scopes";
+import { apiKeys } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { clientHost, type OAuthClientRow, redirectUriMatches, resolveClient } from "./clients";
@@ -13,7 +19,6 @@ import type { ConsentRequestDto } from "./dto";
 import { type AuthorizePageReason, OAuthError } from "./errors";
 import { consumeLimit, type WindowedLimit } from "./limits";
 import { authorize } from "./operations";
-import { KEY_SCOPE_FOR, type McpScope, normalizeScopes, parseScopeParameter } from "./scopes";
 import { oauthAuthorizationRequests, oauthClients, oauthGrants, oauthTokens } from "./tables";
 import { hashOf, isOurResource, newSecret } from "./tokens";
 import { consentPageUrl, issuer, mcpUrl } from "./urls";

@@ -1,4 +1,4 @@
-import type { McpScope } from "./scopes";
+import type { McpScope } from "@/server/gate/oauth-scopes";
 
 /**
  * What the OAuth pages show (docs/mcp.md, "Authorization server"): the consent request and a connected app.

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { AppError, isAppError } from "@/server/errors";
+import { isSameOrigin } from "@/server/gate/origin";
 import { BODY_LIMITS } from "@/server/kit/body";
 import { formFields, readFormBody, refusedForm, seeOther } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
@@ -9,7 +10,6 @@ import { safeEqual } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { actorFromSessionCookie } from "@/server/sessions/actor";
 import { sameSitePath } from "@/server/sessions/next-path";
-import { isSameOrigin } from "@/server/sessions/origin";
 import { decideConsent } from "./authorization";
 import { disconnectApp } from "./grants";
 

@@ -1,14 +1,14 @@
 import { and, asc, eq, gt, isNotNull, isNull, lt, notExists, or, sql } from "drizzle-orm";
-import { apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { type McpScope, normalizeScopes } from "@/server/gate/oauth-scopes";
+import { apiKeys } from "@/server/gate/tables";
 import { log } from "@/server/lib/log";
 import { clientHost } from "./clients";
 import type { ConnectedAppDto } from "./dto";
 import { authorize } from "./operations";
-import { type McpScope, normalizeScopes } from "./scopes";
 import {
   oauthAuthorizationRequests,
   oauthClients,

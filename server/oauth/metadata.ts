@@ -1,5 +1,5 @@
 import { env } from "@/server/env";
-import { MCP_SCOPES } from "./scopes";
+import { MCP_SCOPES } from "@/server/gate/oauth-scopes";
 import { issuer, mcpUrl, oauthEndpoint } from "./urls";
 
 /**

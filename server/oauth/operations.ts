@@ -1,4 +1,4 @@
-import { authorizerFor } from "@/server/accounts/authorize";
+import { authorizerFor } from "@/server/gate/authorize";
 import type { OperationDefinition } from "@/server/operations";
 
 /**
@@ -13,5 +13,5 @@ export const OAUTH_OPERATIONS = {
   disconnectApp: { scopes: [], access: "write", termsGate: false, via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+/** `authorize` (server/gate/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(OAUTH_OPERATIONS);

@@ -9,7 +9,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { accounts, apiKeys } from "@/server/accounts/tables";
+import { accounts, apiKeys } from "@/server/gate/tables";
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 

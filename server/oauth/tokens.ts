@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import { and, eq, gt, inArray, isNull, ne } from "drizzle-orm";
-import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
+import { normalizeScopes, parseScopeParameter } from "@/server/gate/oauth-scopes";
+import { accounts, apiKeys } from "@/server/gate/tables";
 import { randomBase62, safeEqual, sha256Hex } from "@/server/lib/crypto";
 import { newId } from "@/server/lib/ids";
 import { log } from "@/server/lib/log";
 import { decryptSecret, encryptSecret } from "@/server/lib/secrets";
 import { resolveClient } from "./clients";
 import { OAuthError } from "./errors";
-import { normalizeScopes, parseScopeParameter } from "./scopes";
 import { oauthGrants, oauthTokens } from "./tables";
 import { mcpUrl } from "./urls";
 

@@ -1,13 +1,13 @@
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { isSameOrigin } from "@/server/gate/origin";
 import { BODY_LIMITS, parseJsonBody, readBoundedBody } from "@/server/kit/body";
 import { envelopeResponse } from "@/server/kit/envelope";
 import { toAppError } from "@/server/kit/errors";
 import { acceptLanguageOf } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { clientIp } from "@/server/sessions/client-ip";
-import { isSameOrigin } from "@/server/sessions/origin";
 import { isCleanText, parseInput } from "@/server/validation";
 import { placePublicOrder } from "./place";
 import { PublicOrderInput } from "./schema";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { SCOPES } from "@/server/accounts/scopes";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
+import { SCOPES } from "@/server/gate/scopes";
 import { call } from "@/server/testing/api";
 import {
   createTestEndpoint,

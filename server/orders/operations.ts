@@ -1,5 +1,5 @@
-import { authorizerFor } from "@/server/accounts/authorize";
-import { SCOPES } from "@/server/accounts/scopes";
+import { authorizerFor } from "@/server/gate/authorize";
+import { SCOPES } from "@/server/gate/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
 /** Orders (docs/api.md, "Orders"). Public orders from the storefront page have no actor and no operation here. */
@@ -11,5 +11,5 @@ export const ORDER_OPERATIONS = {
   payOrder: { scopes: [SCOPES.catalogWrite], access: "write" },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+/** `authorize` (server/gate/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(ORDER_OPERATIONS);

@@ -11,7 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 import { storefronts } from "@/server/storefronts/tables";
 
 /** Orders (docs/api.md, "Orders"). Items keep the title and price charged at the time of the order. */

@@ -1,5 +1,5 @@
-import { authorizerFor } from "@/server/accounts/authorize";
-import { SCOPES, WEBHOOK_SCOPES } from "@/server/accounts/scopes";
+import { authorizerFor } from "@/server/gate/authorize";
+import { SCOPES, WEBHOOK_SCOPES } from "@/server/gate/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
 /**
@@ -11,5 +11,5 @@ export const OVERVIEW_OPERATIONS = {
   getDeliveryOverview: { scopes: WEBHOOK_SCOPES, access: "read", via: ["session"] },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+/** `authorize` (server/gate/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(OVERVIEW_OPERATIONS);

@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { PLAN_LIMITS, upgradeUrl } from "@/server/accounts/plans";
-import { currentTerms, hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import type { ServiceContext } from "@/server/context";
 import { queryRows } from "@/server/db/client";
+import { currentTerms, hasAcceptedCurrentTerms } from "@/server/gate/terms";
 import { publicUrlOf } from "@/server/storefronts/dto";
 import { timeZoneFor } from "@/server/storefronts/settings";
 import { storefronts } from "@/server/storefronts/tables";

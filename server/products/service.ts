@@ -13,7 +13,6 @@ import {
 } from "drizzle-orm";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
 import type { Plan } from "@/server/accounts/schema";
-import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import { type Db, getDb } from "@/server/db/client";
 import {
@@ -23,6 +22,7 @@ import {
 } from "@/server/db/idempotency-record";
 import { inTransaction, isTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
 import { inRequestedOrder, toPages } from "@/server/lib/batch";
 import { roundLikeNumeric } from "@/server/lib/decimal";
 import { newId } from "@/server/lib/ids";

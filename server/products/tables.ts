@@ -10,7 +10,7 @@ import {
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 import { storefronts } from "@/server/storefronts/tables";
 
 /** Where a product without a `position` sorts: after every product that has one (docs/ui.md, "Products"). */

@@ -1,6 +1,6 @@
-import { sessionActorOf } from "@/server/accounts/actors";
 import type { Actor } from "@/server/context";
 import type { Db } from "@/server/db/client";
+import { sessionActorOf } from "@/server/gate/actors";
 import { readCookie, SESSION_COOKIE } from "@/server/kit/cookies";
 import type { SignedInAccountDto } from "./schema";
 import { resolveSignedInSession } from "./service";

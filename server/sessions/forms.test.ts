@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { currentTerms } from "@/server/accounts/terms";
 import { uniqueEmail } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { currentTerms } from "@/server/gate/terms";
 import { listOutbox } from "@/server/mail/service";
 import { setTestEnv } from "@/server/webhooks/testing";
 import { handleCodeStep, handleEmailStep, handleSignOut, handleTermsStep } from "./forms";

@@ -1,5 +1,6 @@
 import { dbReady } from "@/server/db/client";
 import { AppError, isAppError } from "@/server/errors";
+import { isSameOrigin } from "@/server/gate/origin";
 import { BODY_LIMITS } from "@/server/kit/body";
 import { readCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "@/server/kit/cookies";
 import { formFields, readFormBody, refusedForm, seeOther } from "@/server/kit/form";
@@ -14,7 +15,6 @@ import {
   sessionCookie,
 } from "./cookies";
 import { DEFAULT_AFTER_SIGN_IN, safeNextPath } from "./next-path";
-import { isSameOrigin } from "./origin";
 import { ChoiceStepForm, CodeStepForm, EmailStepForm, type SignInResult, TermsStepForm } from "./schema";
 import {
   acceptTermsForAccount,

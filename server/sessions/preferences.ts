@@ -1,11 +1,11 @@
 import { isAppError, messageFor } from "@/server/errors";
+import { isAppOrigin, isSameOrigin } from "@/server/gate/origin";
 import { BODY_LIMITS } from "@/server/kit/body";
 import { LANGUAGE_COOKIE, THEME_COOKIE } from "@/server/kit/cookies";
 import { readFormBody } from "@/server/kit/form";
 import { requestLanguage } from "@/server/kit/language";
 import { preferenceCookie } from "./cookies";
 import { sameSitePath } from "./next-path";
-import { isAppOrigin, isSameOrigin } from "./origin";
 
 const LANGUAGES = new Set(["es", "en", "pt"]);
 const THEMES = new Set(["light", "dark", "system"]);

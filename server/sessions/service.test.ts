@@ -1,11 +1,11 @@
 import { and, count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cancelAccountInTransaction } from "@/server/accounts/cancellation";
-import { accounts, apiKeys } from "@/server/accounts/tables";
-import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper, uniqueEmail } from "@/server/accounts/testing";
 import { type Db, dbReady } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { sha256Hex } from "@/server/lib/crypto";
 import { listOutbox } from "@/server/mail/service";
 import { webhookDeliveries, webhookEvents } from "@/server/webhooks/tables";

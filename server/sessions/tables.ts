@@ -1,5 +1,5 @@
 import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 

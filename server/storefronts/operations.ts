@@ -1,5 +1,5 @@
-import { authorizerFor } from "@/server/accounts/authorize";
-import { SCOPES } from "@/server/accounts/scopes";
+import { authorizerFor } from "@/server/gate/authorize";
+import { SCOPES } from "@/server/gate/scopes";
 import type { OperationDefinition } from "@/server/operations";
 
 /** Storefronts (docs/api.md, "Storefronts"). */
@@ -18,5 +18,5 @@ export const STOREFRONT_OPERATIONS = {
   listBootstrappedUserStorefronts: { scopes: [SCOPES.developerRead], access: "read" },
 } as const satisfies Record<string, OperationDefinition>;
 
-/** `authorize` (server/accounts/authorize.ts) over these operations: what this feature's services call first. */
+/** `authorize` (server/gate/authorize.ts) over these operations: what this feature's services call first. */
 export const authorize = authorizerFor(STOREFRONT_OPERATIONS);

@@ -1,12 +1,12 @@
 import { and, asc, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
-import { accounts } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inSavepoint } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { type ResponsiveImage, responsiveImageOf } from "@/server/files/service";
 import { files } from "@/server/files/tables";
+import { accounts } from "@/server/gate/tables";
 import { toProductDto } from "@/server/products/dto";
 import type { ProductDto } from "@/server/products/schema";
 import { products } from "@/server/products/tables";

@@ -1,9 +1,9 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { cancelOwnAccount } from "@/server/accounts/cancellation";
-import { accounts, apiKeys } from "@/server/accounts/tables";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { accounts, apiKeys } from "@/server/gate/tables";
 import { placePublicOrder } from "@/server/orders/place";
 import { CreateOrderInput } from "@/server/orders/schema";
 import { ProductManifest } from "@/server/products/schema";

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { PLAN_LIMITS, upgradeFor } from "@/server/accounts/plans";
-import { accounts, apiKeys } from "@/server/accounts/tables";
 import type { ServiceContext } from "@/server/context";
 import { inTransaction, isUniqueViolationOn } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { checkFileReferences } from "@/server/files/service";
+import { accounts, apiKeys } from "@/server/gate/tables";
 import { toPages } from "@/server/lib/batch";
 import { newId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, type Page, toPage } from "@/server/lib/pagination";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 
 /**
  * Storefronts. Nested objects are stored as JSON exactly as their DTO shapes (docs/api.md, "Storefronts").

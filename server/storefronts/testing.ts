@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Plan } from "@/server/accounts/schema";
-import { VERIFIED_USER_SCOPES } from "@/server/accounts/scopes";
-import { accounts, apiKeys } from "@/server/accounts/tables";
-import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { VERIFIED_USER_SCOPES } from "@/server/gate/scopes";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import { asAdapter, serviceContextFor } from "@/server/testing/context";
 import { CreateStorefrontInput, type StorefrontDto } from "./schema";
 import { createStorefront } from "./service";

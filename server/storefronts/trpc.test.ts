@@ -1,9 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
 import { ERROR_CATALOGUE, isAppError } from "@/server/errors";
+import { currentTerms } from "@/server/gate/terms";
 import { ProductManifest } from "@/server/products/schema";
 import { createProduct } from "@/server/products/service";
 import { signInThroughMail } from "@/server/sessions/testing";

@@ -1,6 +1,4 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { authenticateKey, holdsLiveDeveloperKeys, sessionActorOf } from "@/server/accounts/actors";
-import { accounts } from "@/server/accounts/tables";
 import {
   type Actor,
   createServiceContext,
@@ -9,6 +7,8 @@ import {
 } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { authenticateKey, holdsLiveDeveloperKeys, sessionActorOf } from "@/server/gate/actors";
+import { accounts } from "@/server/gate/tables";
 import { newId } from "@/server/lib/ids";
 
 /** A service context acting as the owner of `rawKey` (an API key actor), as an adapter would build it. */
@@ -63,7 +63,7 @@ export async function oauthContextFor(
   now: () => Date = () => new Date(),
 ): Promise<ServiceContext> {
   const db = await dbReady();
-  const { actorFromKeyRow, readKeyAuthRow } = await import("@/server/accounts/actors");
+  const { actorFromKeyRow, readKeyAuthRow } = await import("@/server/gate/actors");
   const { sha256Hex } = await import("@/server/lib/crypto");
   const actor = actorFromKeyRow(await readKeyAuthRow(db, { hash: sha256Hex(rawKey) }), {
     clientId: "https://client.example.com/oauth/metadata.json",

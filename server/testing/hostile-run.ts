@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
-import { VERIFIED_USER_SCOPES } from "@/server/accounts/scopes";
-import { accounts, apiKeys } from "@/server/accounts/tables";
-import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady, queryRows } from "@/server/db/client";
 import { keepFilesInTemporaryFolder, makePng, upload } from "@/server/files/testing";
+import { VERIFIED_USER_SCOPES } from "@/server/gate/scopes";
+import { accounts, apiKeys } from "@/server/gate/tables";
+import { currentTerms } from "@/server/gate/terms";
 import type { AnyRoute } from "@/server/http/route";
 import { createStorefrontWithProduct } from "@/server/orders/testing";
 import { createMerchant } from "@/server/storefronts/testing";

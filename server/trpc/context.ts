@@ -1,12 +1,12 @@
 import { type Actor, createServiceContext } from "@/server/context";
 import { type Db, dbReady } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
+import { isSameOrigin } from "@/server/gate/origin";
 import { LANGUAGE_COOKIE, readCookie, SESSION_COOKIE } from "@/server/kit/cookies";
 import { chosenLanguage } from "@/server/kit/language";
 import { newId } from "@/server/lib/ids";
 import { countSessionRequest } from "@/server/limits/service";
 import { actorFromSessionToken } from "@/server/sessions/actor";
-import { isSameOrigin } from "@/server/sessions/origin";
 import type { TrpcContext } from "./init";
 
 /**

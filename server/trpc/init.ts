@@ -9,12 +9,12 @@ import { parseInput } from "@/server/validation";
 
 /**
  * tRPC for the dashboard (docs/ui.md, "tRPC"). Every procedure is one line over a service function: the service
- * authorizes the session's actor (server/accounts/authorize.ts) exactly as for /v1, so no rule lives here. What
+ * authorizes the session's actor (server/gate/authorize.ts) exactly as for /v1, so no rule lives here. What
  * lives here is the door itself: CSRF for mutations, the catalogue error shape, and after-commit tasks.
  */
 export type TrpcContext = {
   service: ServiceContext;
-  /** The request passed the Origin check (server/sessions/origin.ts); false refuses every mutation. */
+  /** The request passed the Origin check (server/gate/origin.ts); false refuses every mutation. */
   sameOrigin: boolean;
   /** Set when the request is over the account's session limit (docs/security.md, "Limits"): every call refused. */
   refusal?: AppError;

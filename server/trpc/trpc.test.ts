@@ -1,9 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { env } from "@/server/env";
 import { ERROR_CATALOGUE } from "@/server/errors";
+import { currentTerms } from "@/server/gate/terms";
 import { signInThroughMail } from "@/server/sessions/testing";
 import { createMerchant } from "@/server/storefronts/testing";
 import { sessionContextFor } from "@/server/testing/context";

@@ -374,7 +374,7 @@ describe("who may read and act on the log", () => {
     ).rejects.toMatchObject({ code: "insufficient_scope" });
     // The developer account's own dashboard session may.
     const { acceptCurrentTerms } = await import("@/server/accounts/cancellation");
-    const { currentTerms } = await import("@/server/accounts/terms");
+    const { currentTerms } = await import("@/server/gate/terms");
     await acceptCurrentTerms(await sessionContextFor(developer.accountId), {
       version: currentTerms().version,
     });

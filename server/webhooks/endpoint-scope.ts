@@ -1,5 +1,5 @@
-import { assertAvailableTo } from "@/server/accounts/authorize";
 import { type Actor, requireActor, type ServiceContext } from "@/server/context";
+import { assertAvailableTo } from "@/server/gate/authorize";
 import type { OperationDefinition } from "@/server/operations";
 import { authorize, WEBHOOK_OPERATIONS } from "./operations";
 import type { EndpointScope } from "./schema";

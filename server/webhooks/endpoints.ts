@@ -1,9 +1,9 @@
 import { and, asc, count, eq, gt, inArray, sql } from "drizzle-orm";
-import { accounts } from "@/server/accounts/tables";
 import type { Actor, ServiceContext } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
+import { accounts } from "@/server/gate/tables";
 import { inRequestedOrder } from "@/server/lib/batch";
 import { newWebhookEndpointId } from "@/server/lib/ids";
 import { decodeCursor, type ListQuery, toPage } from "@/server/lib/pagination";

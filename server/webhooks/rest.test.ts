@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { currentTerms } from "@/server/gate/terms";
 import { decryptSecret } from "@/server/lib/secrets";
 import { call } from "@/server/testing/api";
 import { sessionContextFor } from "@/server/testing/context";

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { acceptCurrentTerms } from "@/server/accounts/cancellation";
-import { currentTerms } from "@/server/accounts/terms";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
+import { currentTerms } from "@/server/gate/terms";
 import { createMerchant } from "@/server/storefronts/testing";
 import { oauthContextFor, serviceContextFor, sessionContextFor } from "@/server/testing/context";
 import { listDeliveries, loadDeliveries, loadDeliveriesByEndpoint } from "./delivery-log";

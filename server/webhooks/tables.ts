@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, json, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { accounts } from "@/server/accounts/tables";
+import { accounts } from "@/server/gate/tables";
 
 /**
  * Webhook endpoints (docs/webhooks.md, "Endpoints"). The signing secret is stored encrypted (SECRETS_KEY).

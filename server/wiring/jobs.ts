@@ -5,8 +5,8 @@ import {
 import { purgeAccountLimitWindows } from "@/server/accounts/service";
 import type { Db } from "@/server/db/client";
 import { purgeUnreferencedFiles } from "@/server/files/service";
-import { purgeIdempotencyKeys } from "@/server/http/idempotency";
-import { purgeRateLimitCounters } from "@/server/http/rate-limit";
+import { purgeIdempotencyKeys } from "@/server/gate/idempotency";
+import { purgeRateLimitCounters } from "@/server/gate/rate-limit";
 import type { JobTable } from "@/server/jobs/runner";
 import { runJob as runJobOf } from "@/server/jobs/runner";
 import { startJobScheduler } from "@/server/jobs/scheduler";

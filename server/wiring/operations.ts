@@ -1,10 +1,10 @@
 import { ACCOUNT_OPERATIONS } from "@/server/accounts/operations";
-import type { Scope } from "@/server/accounts/scopes";
 import { EVENT_OPERATIONS } from "@/server/events/operations";
 import { FILE_OPERATIONS } from "@/server/files/operations";
+import type { McpScope } from "@/server/gate/oauth-scopes";
+import type { Scope } from "@/server/gate/scopes";
 import { LISTEN_OPERATIONS } from "@/server/listen/operations";
 import { OAUTH_OPERATIONS } from "@/server/oauth/operations";
-import type { McpScope } from "@/server/oauth/scopes";
 import { isOperationIn, type OperationDefinition } from "@/server/operations";
 import { ORDER_OPERATIONS } from "@/server/orders/operations";
 import { OVERVIEW_OPERATIONS } from "@/server/overview/operations";

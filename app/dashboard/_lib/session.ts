@@ -1,8 +1,8 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { hasAcceptedCurrentTerms } from "@/server/accounts/terms";
 import { dbReady } from "@/server/db/client";
+import { hasAcceptedCurrentTerms } from "@/server/gate/terms";
 import { sessionCookieName } from "@/server/kit/cookies";
 import { safeNextPath } from "@/server/sessions/next-path";
 import type { SignedInAccountDto } from "@/server/sessions/schema";

@@ -9,11 +9,11 @@ import { FocusedPage } from "@/app/oauth/_components/focused-page";
 import { createServiceContext } from "@/server/context";
 import { dbReady } from "@/server/db/client";
 import { ERROR_CATALOGUE, type ErrorCode, isAppError } from "@/server/errors";
+import type { McpScope } from "@/server/gate/oauth-scopes";
 import { newId } from "@/server/lib/ids";
 import { getConsentRequest } from "@/server/oauth/authorization";
 import type { ConsentRequestDto } from "@/server/oauth/dto";
 import { consentFormToken } from "@/server/oauth/forms";
-import type { McpScope } from "@/server/oauth/scopes";
 import { actorOfSignedInSession } from "@/server/sessions/actor";
 import { requireSignedInAccount } from "../../_lib/session";
 

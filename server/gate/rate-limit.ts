@@ -1,18 +1,12 @@
 import { sql } from "drizzle-orm";
-import {
-  actorFromKeyRow,
-  authenticateKey,
-  KEY_PATTERN,
-  type KeyAuthRow,
-  readKeyAuthRow,
-} from "@/server/accounts/actors";
-import { dayWindowStart, minuteWindowStart } from "@/server/accounts/rate-limits";
 import { type Actor, type ActorKey, actorKey } from "@/server/context";
 import { type Db, isDatabaseUnavailable, queryRows } from "@/server/db/client";
 import { GroupCommit } from "@/server/db/group-commit";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
 import { log } from "@/server/lib/log";
+import { actorFromKeyRow, authenticateKey, KEY_PATTERN, type KeyAuthRow, readKeyAuthRow } from "./actors";
+import { dayWindowStart, minuteWindowStart } from "./key-limits";
 
 export type RateLimitResult = {
   limit: number;

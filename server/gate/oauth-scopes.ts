@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from "@/server/accounts/scopes";
+import { SCOPES, type Scope } from "./scopes";
 
 /**
  * The scopes an MCP client asks for (docs/mcp.md, "Scopes"). They are identifiers of the interface: each maps to

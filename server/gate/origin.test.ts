@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { safeNextPath } from "@/server/sessions/next-path";
 import { setTestEnv } from "@/server/webhooks/testing";
-import { safeNextPath } from "./next-path";
 import { isSameOrigin } from "./origin";
 
 function request(method: string, headers: Record<string, string>, url = "http://127.0.0.1:4000/signout") {

@@ -3,7 +3,7 @@ import type { Actor, ActorVia } from "@/server/context";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { sha256Hex } from "@/server/lib/crypto";
-import { DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "./rate-limits";
+import { DEVELOPER_KEY_DEFAULT_RPD, USER_KEY_RPD } from "./key-limits";
 import { DEVELOPER_KEY_SCOPES, type Scope, userScopesFor } from "./scopes";
 import { accounts, apiKeys } from "./tables";
 

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { dayWindowStart, minuteWindowStart } from "@/server/accounts/rate-limits";
 import { createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { ErrorEnvelope } from "@/server/errors";
 import { awayFromMinuteEdge, call } from "@/server/testing/api";
+import { dayWindowStart, minuteWindowStart } from "./key-limits";
 
 async function counters(keyId: string) {
   const db = await dbReady();

@@ -84,7 +84,7 @@ export const apiKeys = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
     /**
      * When the key last authenticated a request, to the minute: the /v1 counting statement sets it when it opens
-     * the key's minute window (server/http/rate-limit.ts), so at most one write a minute per key.
+     * the key's minute window (server/gate/rate-limit.ts), so at most one write a minute per key.
      */
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
   },

@@ -4,7 +4,7 @@ import { type Db, queryRows } from "@/server/db/client";
 
 /**
  * Rate-limit budgets and windows of API keys (docs/api.md, "Rate limits"). The /v1 pipeline counts requests
- * (server/http/rate-limit.ts); the budgets belong to the keys, so they live here.
+ * (server/gate/rate-limit.ts); the budgets belong to the keys, so they live here.
  */
 export const DEFAULT_RPM = 60;
 export const USER_KEY_RPD = 10_000;
