@@ -218,7 +218,7 @@ describe("the official client SDK's flow: 401 -> discovery -> dynamic registrati
     await client.connect(
       new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: provider, fetch: inProcessFetch }),
     );
-    expect((await client.listTools()).tools).toHaveLength(16);
+    expect((await client.listTools()).tools).toHaveLength(17);
     const me = await client.callTool({ name: "marea.get_me", arguments: {} });
     expect(me.structuredContent).toMatchObject({ type: "user", keyName: "SDK Flow" });
 
