@@ -1,9 +1,8 @@
-import { isAppError, messageFor } from "@/server/errors";
+import { isAppError } from "@/server/errors";
 import { isAppOrigin, isSameOrigin } from "@/server/gate/origin";
 import { BODY_LIMITS } from "@/server/kit/body";
 import { LANGUAGE_COOKIE, THEME_COOKIE } from "@/server/kit/cookies";
-import { readFormBody } from "@/server/kit/form";
-import { requestLanguage } from "@/server/kit/language";
+import { readFormBody, refusedForm, seeOther } from "@/server/kit/form";
 import { preferenceCookie } from "./cookies";
 import { sameSitePath } from "./next-path";
 
@@ -36,17 +35,12 @@ export async function handlePreferences(request: Request): Promise<Response> {
     form = await readFormBody(request, BODY_LIMITS.form);
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return new Response(messageFor(error, requestLanguage(request)), {
-      status: error.status,
-      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
-    });
+    return refusedForm(request, error);
   }
-  const headers = new Headers({ location: backPath(request), "cache-control": "no-store" });
+  const cookies: string[] = [];
   const lang = form.get("lang");
   const theme = form.get("theme");
-  if (typeof lang === "string" && LANGUAGES.has(lang))
-    headers.append("set-cookie", preferenceCookie(LANGUAGE_COOKIE, lang));
-  if (typeof theme === "string" && THEMES.has(theme))
-    headers.append("set-cookie", preferenceCookie(THEME_COOKIE, theme));
-  return new Response(null, { status: 303, headers });
+  if (typeof lang === "string" && LANGUAGES.has(lang)) cookies.push(preferenceCookie(LANGUAGE_COOKIE, lang));
+  if (typeof theme === "string" && THEMES.has(theme)) cookies.push(preferenceCookie(THEME_COOKIE, theme));
+  return seeOther(backPath(request), cookies);
 }
