@@ -17,6 +17,43 @@ describe.skipIf(testDatabaseKind() !== "postgres")("postgres.js client tuned for
     return Number(row?.n);
   };
 
+  it('a transaction whose session the server ends fails at once, commits nothing, and the next one runs (docs/operations.md, "Database outages")', async () => {
+    // Straight to PostgreSQL (not through the test setup's pooler), so the server really closes this socket.
+    const direct = postgres(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL ?? "", {
+      max: 1,
+      onnotice: () => {},
+    });
+    const admin = postgres(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL ?? "", { max: 1 });
+    try {
+      const tuned = drizzle(withFewerRoundTrips(direct, { preparedStatements: true }));
+      await direct.unsafe("create table if not exists rt_terminated (id int primary key)");
+      const started = Date.now();
+      const failed = await tuned
+        .transaction(async (tx) => {
+          await tx.execute(sql`insert into rt_terminated values (${1})`);
+          const [me] = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
+          await admin.unsafe("select pg_terminate_backend($1)", [me?.pid ?? 0]);
+          await tx.execute(sql`insert into rt_terminated values (${2})`);
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(failed).toBeInstanceOf(Error);
+      // No ROLLBACK left waiting on the dead session: the failure comes back as soon as the server says so.
+      expect(Date.now() - started).toBeLessThan(3000);
+      await tuned.transaction(async (tx) => {
+        await tx.execute(sql`insert into rt_terminated values (${3})`);
+      });
+      const rows = await direct.unsafe("select id from rt_terminated order by id");
+      expect(rows.map((row) => row.id)).toEqual([3]);
+    } finally {
+      await direct.unsafe("drop table if exists rt_terminated").catch(() => undefined);
+      await direct.end({ timeout: 5 });
+      await admin.end({ timeout: 5 });
+    }
+  });
+
   it("a parameterized query is prepared once per connection, then reused", async () => {
     for (let i = 0; i < 3; i++) await db.execute(sql`select ${i}::int as round_trip_marker`);
     const prepared = await client.unsafe(

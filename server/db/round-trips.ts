@@ -44,7 +44,14 @@ export function withFewerRoundTrips(
       return result;
     } catch (error) {
       await begun.catch(() => undefined);
-      await connection.unsafe("rollback").catch(() => undefined);
+      // A transaction whose session ended (the server terminated it, the socket was reset) is already rolled back
+      // by PostgreSQL, and a ROLLBACK sent on that connection could wait for ever (docs/operations.md, "Database
+      // outages"): none is sent, and the release waits for the socket's close to reach the pool (a timer: Node closes a
+      // reset socket after this turn's callbacks), so the pool reconnects it instead of handing the dead socket to
+      // the next caller. Otherwise
+      // the ROLLBACK gets a bounded wait: past it the connection goes back as it is.
+      if (isSessionLost(error)) await new Promise((resolve) => setTimeout(resolve, 1));
+      else await settledWithin(connection.unsafe("rollback").execute(), ROLLBACK_WAIT_MS);
       throw error;
     } finally {
       if (pool) pool.reserved--;
@@ -59,6 +66,52 @@ export function withFewerRoundTrips(
       return Reflect.get(target, property, receiver);
     },
   });
+}
+
+/** How long a ROLLBACK may take before its connection is handed back anyway. */
+const ROLLBACK_WAIT_MS = 5000;
+
+/**
+ * The errors that end the database session itself (so the server has rolled its transaction back): the socket
+ * closed or reset, or the backend terminated (admin_shutdown, crash_shutdown, cannot_connect_now,
+ * connection_failure). A statement timeout (57014) is not one of them: its session lives on in an aborted
+ * transaction that needs its ROLLBACK. drizzle wraps the driver's error, hence the walk down `cause`.
+ */
+const SESSION_LOST = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08006",
+]);
+
+function isSessionLost(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const e = current as { code?: unknown; cause?: unknown };
+    if (typeof e.code === "string" && SESSION_LOST.has(e.code)) return true;
+    current = e.cause;
+  }
+  return false;
+}
+
+/** Waits for `pending` to settle, at most `ms`; never throws. */
+async function settledWithin(pending: PromiseLike<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.resolve(pending).then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Thrown when no pooled connection came free in time (docs/operations.md, "Database outages"). */
