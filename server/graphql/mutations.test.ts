@@ -44,7 +44,9 @@ const PATCH = {
 async function storedStorefront(id: string): Promise<Json> {
   const db = await dbReady();
   const [row] = await db.select().from(storefronts).where(eq(storefronts.id, id));
-  const { id: _, slug: __, createdAt, updatedAt, ...rest } = row ?? ({} as Json);
+  // The branding images' pending mark is the write's own instant, like updatedAt (and its after-commit task clears it
+  // whenever it finishes): not part of what the two doors must store alike.
+  const { id: _, slug: __, createdAt, updatedAt, brandingImagesPendingSince, ...rest } = row ?? ({} as Json);
   return rest;
 }
 
