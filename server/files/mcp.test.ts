@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/client";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
@@ -7,26 +5,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapUser, createDeveloper } from "@/server/accounts/testing";
 import { dbReady } from "@/server/db/client";
 import { apiKeys } from "@/server/gate/tables";
-import { newId } from "@/server/lib/ids";
 import { connectClient } from "@/server/mcp/testing";
 import { createMerchant, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
 import { setTestEnv } from "@/server/webhooks/testing";
 import { serveFile } from "./http";
 import type { FileDto } from "./schema";
-import { STORAGE_QUOTA_BYTES } from "./service";
 import { files } from "./tables";
-import { keepFilesInTemporaryFolder, makeAnimatedGif, makeJpeg, pngClaiming } from "./testing";
+import {
+  fillStorageQuota,
+  type ImageServer,
+  keepFilesInTemporaryFolder,
+  makeAnimatedGif,
+  makeJpeg,
+  pngClaiming,
+  startImageServer,
+} from "./testing";
 
 // docs/mcp.md, "Tools": marea.import_image through the MCP door (the official client SDK, in-process), against a
 // real image server on loopback. The SSRF guard admits loopback only with the local-development flag, set here.
 setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
 keepFilesInTemporaryFolder();
 
-let server: Server;
+let images: ImageServer;
 let base: string;
-const hits: string[] = [];
-const bodies = new Map<string, { type: string; bytes: Buffer }>();
+let hits: string[];
 let merchant: Merchant;
 let client: Client;
 
@@ -48,32 +51,22 @@ async function filesFetchedFrom(url: string) {
 }
 
 beforeAll(async () => {
-  bodies.set("/photo.jpg", { type: "image/jpeg", bytes: await makeJpeg(1200, 900) });
-  // A page that says it is a PNG: the bytes decide.
-  bodies.set("/fake.png", { type: "image/png", bytes: Buffer.from("<html>not an image</html>") });
-  bodies.set("/bomb.png", { type: "image/png", bytes: pngClaiming(9000, 9000) });
-  bodies.set("/long.gif", { type: "image/gif", bytes: await makeAnimatedGif(101) });
-  bodies.set("/huge.jpg", { type: "image/jpeg", bytes: Buffer.alloc(10 * 1024 * 1024 + 1, 0xff) });
-  server = createServer((req, res) => {
-    hits.push(req.url ?? "");
-    const body = bodies.get(req.url ?? "");
-    if (!body) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { "content-type": body.type });
-    res.end(body.bytes);
+  images = await startImageServer({
+    "/photo.jpg": { type: "image/jpeg", bytes: await makeJpeg(1200, 900) },
+    // A page that says it is a PNG: the bytes decide.
+    "/fake.png": { type: "image/png", bytes: "<html>not an image</html>" },
+    "/bomb.png": { type: "image/png", bytes: pngClaiming(9000, 9000) },
+    "/long.gif": { type: "image/gif", bytes: await makeAnimatedGif(101) },
+    "/huge.jpg": { type: "image/jpeg", bytes: Buffer.alloc(10 * 1024 * 1024 + 1, 0xff) },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, hits } = images);
   merchant = await createMerchant({ plan: "PRO" });
   client = await connectClient(merchant.userKey);
 });
 
 afterAll(async () => {
   await client?.close();
-  await new Promise((resolve) => server.close(resolve));
+  await images?.close();
 });
 
 describe("marea.import_image", () => {
@@ -135,16 +128,7 @@ describe("marea.import_image", () => {
     const full = await bootstrapUser(developer.key);
     const db = await dbReady();
     await db.update(apiKeys).set({ rpm: 100_000 }).where(eq(apiKeys.accountId, full.userId));
-    await db.insert(files).values({
-      id: newId("fil"),
-      accountId: full.userId,
-      contentType: "image/jpeg",
-      size: 1,
-      width: 1,
-      height: 1,
-      storedBytes: STORAGE_QUOTA_BYTES.FREE_NEW - 100,
-      createdAt: new Date(),
-    });
+    await fillStorageQuota(full.userId);
     const mcp = await connectClient(full.userKey);
     try {
       const error = errorOf(await importImage(mcp, `${base}/photo.jpg`));

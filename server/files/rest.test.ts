@@ -10,9 +10,10 @@ import { call } from "@/server/testing/api";
 import { handleV1Request } from "@/server/wiring/rest";
 import { serveFile } from "./http";
 import { IMAGE_LIMITS } from "./image";
-import { ensureVariants, purgeUnreferencedFiles, STORAGE_QUOTA_BYTES } from "./service";
+import { ensureVariants, purgeUnreferencedFiles } from "./service";
 import { files } from "./tables";
 import {
+  fillStorageQuota,
   keepFilesInTemporaryFolder,
   makeAnimatedGif,
   makeJpeg,
@@ -200,17 +201,7 @@ describe("POST /v1/files refusals (nothing stored)", () => {
   it("402 plan_storage_quota_reached with upgrade: the plan's storage quota would be passed", async () => {
     const developer = await createDeveloper();
     const full = await bootstrapUser(developer.key);
-    const db = await dbReady();
-    await db.insert(files).values({
-      id: newId("fil"),
-      accountId: full.userId,
-      contentType: "image/jpeg",
-      size: 1,
-      width: 1,
-      height: 1,
-      storedBytes: STORAGE_QUOTA_BYTES.FREE_NEW - 100,
-      createdAt: new Date(),
-    });
+    await fillStorageQuota(full.userId);
     const res = await upload(full.userKey, await makeJpeg(100, 100), "image/jpeg");
     expect(res.status).toBe(402);
     const error = errorOf(res);

@@ -1,12 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
+import { dbReady } from "@/server/db/client";
+import { newId } from "@/server/lib/ids";
 import { handleV1Request } from "@/server/wiring/rest";
+import { STORAGE_QUOTA_BYTES } from "./service";
 import { setFileStoreForTests } from "./store";
 import { DiskFileStore } from "./store-disk";
+import { files } from "./tables";
 
 /** Each test file keeps its files in its own folder. */
 export function keepFilesInTemporaryFolder(): string {
@@ -97,4 +103,51 @@ export async function upload(
   );
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
+}
+
+/** A real image server on loopback (the SSRF guard admits it only when local URLs are allowed). */
+export type ImageServer = { base: string; hits: string[]; close: () => Promise<void> };
+
+/**
+ * Serves each body under the paths that start with its key (`/logo` serves `/logo.jpg?v=2`), with the content type
+ * given (a page may claim to be a PNG: the bytes decide); 404 otherwise. `hits` records every path asked for.
+ */
+export async function startImageServer(
+  bodies: Record<string, { type: string; bytes: Buffer | string }>,
+): Promise<ImageServer> {
+  const hits: string[] = [];
+  const routes = Object.entries(bodies);
+  const server = createServer((req, res) => {
+    const path = req.url ?? "";
+    hits.push(path);
+    const body = routes.find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (!body) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": body.type });
+    res.end(body.bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Fills a FREE_NEW account's storage quota to `leftBytes` short of full, with one stored file row. */
+export async function fillStorageQuota(accountId: string, leftBytes = 100): Promise<void> {
+  const db = await dbReady();
+  await db.insert(files).values({
+    id: newId("fil"),
+    accountId,
+    contentType: "image/jpeg",
+    size: 1,
+    width: 1,
+    height: 1,
+    storedBytes: STORAGE_QUOTA_BYTES.FREE_NEW - leftBytes,
+    createdAt: new Date(),
+  });
 }

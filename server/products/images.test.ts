@@ -1,12 +1,16 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbReady } from "@/server/db/client";
 import { env } from "@/server/env";
 import { serveFile } from "@/server/files/http";
-import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
+import {
+  type ImageServer,
+  keepFilesInTemporaryFolder,
+  makeJpeg,
+  startImageServer,
+  upload,
+} from "@/server/files/testing";
 import type { StorefrontDto } from "@/server/storefronts/schema";
 import { createMerchant, createTestStorefront, type Merchant } from "@/server/storefronts/testing";
 import { call } from "@/server/testing/api";
@@ -15,9 +19,9 @@ import type { ProductDto } from "./schema";
 import { products } from "./tables";
 
 /** A real image server on loopback: the guard lets it through only with allowLocal. */
-let server: Server;
+let images: ImageServer;
 let base: string;
-const hits: string[] = [];
+let hits: string[];
 let merchant: Merchant;
 let storefront: StorefrontDto;
 
@@ -27,28 +31,18 @@ keepFilesInTemporaryFolder();
 
 beforeAll(async () => {
   photo = await makeJpeg(800, 600);
-  server = createServer((req, res) => {
-    hits.push(req.url ?? "");
-    if (req.url?.startsWith("/ok")) {
-      res.writeHead(200, { "content-type": "image/png" });
-      res.end(photo);
-    } else if (req.url?.startsWith("/text")) {
-      // A page that says it is a PNG: the bytes decide.
-      res.writeHead(200, { "content-type": "image/png" });
-      res.end("<html>not an image</html>");
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
+  images = await startImageServer({
+    "/ok": { type: "image/png", bytes: photo },
+    // A page that says it is a PNG: the bytes decide.
+    "/text": { type: "image/png", bytes: "<html>not an image</html>" },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, hits } = images);
   merchant = await createMerchant({ plan: "PRO" });
   storefront = await createTestStorefront(merchant.userKey);
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await images?.close();
 });
 
 const allowLocal = (url: string) => fetchImageGuarded(url, { allowLocal: true });

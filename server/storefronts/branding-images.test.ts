@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +8,13 @@ import { fetchImageGuarded } from "@/server/files/fetch";
 import { serveFile } from "@/server/files/http";
 import { purgeUnreferencedFiles } from "@/server/files/service";
 import { files } from "@/server/files/tables";
-import { keepFilesInTemporaryFolder, makeJpeg, upload } from "@/server/files/testing";
+import {
+  type ImageServer,
+  keepFilesInTemporaryFolder,
+  makeJpeg,
+  startImageServer,
+  upload,
+} from "@/server/files/testing";
 import { call } from "@/server/testing/api";
 import { asAdapter, contextWith, serviceContextFor } from "@/server/testing/context";
 import { setTestEnv } from "@/server/webhooks/testing";
@@ -34,9 +38,9 @@ import { createMerchant, createTestStorefront, type Merchant } from "./testing";
 setTestEnv({ UNSAFE_ALLOW_LOCAL_WEBHOOK_URLS: "1" });
 keepFilesInTemporaryFolder();
 
-let server: Server;
+let images: ImageServer;
 let base: string;
-const hits: string[] = [];
+let hits: string[];
 let merchant: Merchant;
 let logo: Buffer;
 let cover: Buffer;
@@ -44,29 +48,17 @@ let cover: Buffer;
 beforeAll(async () => {
   logo = await makeJpeg(400, 400);
   cover = await makeJpeg(2000, 800);
-  server = createServer((req, res) => {
-    hits.push(req.url ?? "");
-    if (req.url?.startsWith("/logo")) {
-      res.writeHead(200, { "content-type": "image/jpeg" });
-      res.end(logo);
-    } else if (req.url?.startsWith("/cover")) {
-      res.writeHead(200, { "content-type": "image/jpeg" });
-      res.end(cover);
-    } else if (req.url?.startsWith("/text")) {
-      res.writeHead(200, { "content-type": "image/png" });
-      res.end("<html>not an image</html>");
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
+  images = await startImageServer({
+    "/logo": { type: "image/jpeg", bytes: logo },
+    "/cover": { type: "image/jpeg", bytes: cover },
+    "/text": { type: "image/png", bytes: "<html>not an image</html>" },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ base, hits } = images);
   merchant = await createMerchant({ plan: "PRO", verified: true });
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await images?.close();
 });
 
 const timesFetched = (path: string) => hits.filter((hit) => hit === path).length;
