@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import sharp from "sharp";
 import { type Api, checkA11y, expect, screenshot as fullPage, type Mailbox, test } from "./support/fixtures";
 import { createPublishedStore } from "./support/storefront";
@@ -11,6 +11,22 @@ import { createPublishedStore } from "./support/storefront";
 async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
   await fullPage(page, name);
+}
+
+/** Every candidate of the image's srcset is a WebP variant that answers image/webp, and the image is shown. */
+async function expectWebpVariants(page: Page, image: Locator): Promise<void> {
+  const srcset = (await image.getAttribute("srcset")) ?? "";
+  const candidates = srcset.split(",").map((part) => part.trim().split(/\s+/)[0] as string);
+  expect(candidates.length).toBeGreaterThanOrEqual(1);
+  for (const url of candidates) {
+    expect(url).toMatch(/\/files\/fil_[0-9a-z]+\/w[0-9]+\.webp$/);
+    const res = await page.request.get(url);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toBe("image/webp");
+  }
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+    .toBe(true);
 }
 
 /** A 640x480 JPEG with a gradient (what a phone's photo is, smaller). */
@@ -161,18 +177,7 @@ test("a merchant uploads a photo in the product editor; the public page serves i
   // The public page: the card's srcset names WebP variants that answer image/webp.
   await page.goto(`/s/${m.slug}`);
   const card = page.locator(".sf-card img").first();
-  const srcset = (await card.getAttribute("srcset")) ?? "";
-  const candidates = srcset.split(",").map((part) => part.trim().split(/\s+/)[0] as string);
-  expect(candidates.length).toBeGreaterThanOrEqual(1);
-  for (const url of candidates) {
-    expect(url).toMatch(/\/files\/fil_[0-9a-z]+\/w[0-9]+\.webp$/);
-    const res = await page.request.get(url);
-    expect(res.status()).toBe(200);
-    expect(res.headers()["content-type"]).toBe("image/webp");
-  }
-  await expect
-    .poll(() => card.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
-    .toBe(true);
+  await expectWebpVariants(page, card);
 });
 
 test("a merchant uploads a logo in the storefront editor's branding section; the public page's header serves it as WebP", async ({
@@ -236,18 +241,7 @@ test("a merchant uploads a logo in the storefront editor's branding section; the
   await expect(logo).toHaveAttribute("width", "80");
   await expect(logo).toHaveAttribute("height", "80");
   await expect(logo).toHaveAttribute("sizes", "80px");
-  const srcset = (await logo.getAttribute("srcset")) ?? "";
-  const candidates = srcset.split(",").map((part) => part.trim().split(/\s+/)[0] as string);
-  expect(candidates.length).toBeGreaterThanOrEqual(1);
-  for (const url of candidates) {
-    expect(url).toMatch(/\/files\/fil_[0-9a-z]+\/w[0-9]+\.webp$/);
-    const res = await page.request.get(url);
-    expect(res.status()).toBe(200);
-    expect(res.headers()["content-type"]).toBe("image/webp");
-  }
-  await expect
-    .poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
-    .toBe(true);
+  await expectWebpVariants(page, logo);
   await checkA11y(page);
   await screenshot(page, "storefront-branding");
 });
